@@ -1,0 +1,32 @@
+# Two entry points for a newcomer: `make demo` and `make test`. Both set up .venv first.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+# The CPU build of torch that lies on this kind of machine's disk; an unpinned torch would pull
+# a multi-GB CUDA build. GPU machines use their own torch (see README).
+TORCH_PIN ?= torch==2.13.0
+TRITON_PIN ?= triton==3.9.0
+OUT ?= out
+
+.PHONY: venv demo demo-broken test lint-suite clean
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q "$(TORCH_PIN)" "$(TRITON_PIN)"
+	$(PY) -m pip install -q -e ".[dev]"
+	touch $@
+
+venv: $(VENV)/.installed
+
+demo: venv
+	$(VENV)/bin/kgb verify examples/honest --out $(OUT)/honest
+
+demo-broken: venv
+	$(VENV)/bin/kgb verify examples/broken --out $(OUT)/broken --timeout 30
+
+test: venv
+	$(PY) -m pytest -q
+
+clean:
+	rm -rf $(VENV) $(OUT)

@@ -1,0 +1,1 @@
+"""Anti-cheating layers: 1 static (libcst), 2 differential, 3 outlier/consistency."""

@@ -1,0 +1,111 @@
+"""The `kgb` command line: a Click group, one small function per command, imports kept lazy so
+`kgb --help` is instant. Errors a user can cause arrive as KgbError and leave as one line on
+stderr plus a documented exit code (kgb.errors.ExitCode); nothing else prints tracebacks."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from kgb.errors import ExitCode, KgbError
+
+DEFAULT_TASKS = Path(__file__).resolve().parent.parent / "tasks"
+
+
+@click.group()
+@click.version_option(package_name="kgb")
+def cli() -> None:
+    """kgb — verify generated Triton kernels and measure them honestly.
+
+    Exit codes: 0 the run completed (whatever the verdicts); 1 `lint`/`sandbox check` found
+    problems; 2 bad input; 3 infrastructure failure."""
+
+
+@cli.command()
+@click.argument("submission", type=click.Path(path_type=Path))
+@click.option("--tasks", "tasks_dir", type=click.Path(path_type=Path), default=DEFAULT_TASKS,
+              show_default="the bundled suite", help="Task suite folder.")
+@click.option("--out", "out_dir", type=click.Path(path_type=Path), default=Path("out"),
+              show_default=True, help="Folder for report.json and per-job logs.")
+@click.option("--device", type=click.Choice(["cpu", "cuda", "auto"]), default="auto",
+              show_default=True, help="cpu runs kernels through Triton's interpreter.")
+@click.option("--sandbox", "sandbox_name", default="auto", show_default=True,
+              help="Isolation backend: auto, docker, bwrap or process.")
+@click.option("--timeout", type=float, default=None,
+              help="Wall-clock seconds per job (default 300 on GPU, 600 on CPU).")
+@click.option("--only", "only", default=None, help="Comma-separated task ids to run.")
+@click.option("--seed", type=int, default=None,
+              help="Reuse a run seed (to reproduce a report); default: a fresh secret one.")
+@click.option("--json", "as_json", is_flag=True, help="Print report.json instead of a table.")
+def verify(submission: Path, tasks_dir: Path, out_dir: Path, device: str, sandbox_name: str,
+           timeout: float | None, only: str | None, seed: int | None, as_json: bool) -> None:
+    """Verify every kernel of SUBMISSION (.tar, .tar.gz or folder) against the task suite."""
+    from kgb.runner.verify import VerifyOptions, run_verify
+
+    options = VerifyOptions(
+        submission=submission, tasks_dir=tasks_dir, out_dir=out_dir, device=device,
+        sandbox=sandbox_name, timeout_s=timeout, seed=seed,
+        only=tuple(t.strip() for t in only.split(",") if t.strip()) if only else None)
+    run_verify(options, as_json=as_json)
+
+
+@cli.group()
+def tasks() -> None:
+    """Inspect the task suite."""
+
+
+@tasks.command("list")
+@click.option("--tasks", "tasks_dir", type=click.Path(path_type=Path), default=DEFAULT_TASKS)
+def tasks_list(tasks_dir: Path) -> None:
+    """One line per task: id, category, level, dtypes, shapes."""
+    from kgb.report.terminal import print_task_table
+    from kgb.tasks import load_suite
+
+    print_task_table(load_suite(tasks_dir).values())
+
+
+@tasks.command("show")
+@click.argument("task_id")
+@click.option("--tasks", "tasks_dir", type=click.Path(path_type=Path), default=DEFAULT_TASKS)
+def tasks_show(task_id: str, tasks_dir: Path) -> None:
+    """The spec a generator is given for TASK_ID."""
+    from kgb.tasks import load_suite
+    from kgb.tasks.spec import find_task, render_spec
+
+    click.echo(render_spec(find_task(load_suite(tasks_dir), task_id)))
+
+
+@cli.command()
+@click.option("--json", "as_json", is_flag=True)
+def rules(as_json: bool) -> None:
+    """List every anti-cheat rule: id, layer, threats covered, what it catches."""
+    from kgb.report.terminal import print_rules
+
+    print_rules(as_json=as_json)
+
+
+def main() -> None:
+    try:
+        code = cli.main(standalone_mode=False)  # a command's ctx.exit(n) comes back as n
+        sys.exit(code if isinstance(code, int) else ExitCode.OK)
+    except click.exceptions.Abort:
+        click.echo("kgb: aborted", err=True)
+        sys.exit(ExitCode.INFRA)
+    except click.ClickException as exc:  # bad option or argument
+        click.echo(f"kgb: {exc.format_message()}", err=True)
+        sys.exit(ExitCode.BAD_INPUT)
+    except KgbError as exc:
+        click.echo(f"kgb: {exc.message}", err=True)
+        sys.exit(exc.exit_code)
+    except KeyboardInterrupt:
+        click.echo("kgb: interrupted", err=True)
+        sys.exit(130)
+
+
+# More commands go above main(), one small function each, importing their module lazily.
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,130 @@
+"""The sandbox interface (modelled on inspect_ai's SandboxEnvironment: one small class).
+
+A sandbox runs one command — the candidate worker — over host folders bound at the *same paths*
+inside (so argv and job.json need no translation): read-only mounts for code and the runtime,
+one writable output folder. It returns what happened (exit code, timeout, capped logs); it never
+interprets results. "The sandbox cannot run at all" (`SandboxUnavailable`, an infrastructure
+error) is kept apart from "the command failed" (a normal `ExecResult`, a verdict on the kernel).
+"""
+
+from __future__ import annotations
+
+import abc
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import ClassVar
+
+from kgb.errors import InfraError
+
+GiB = 1 << 30
+MiB = 1 << 20
+
+
+class SandboxUnavailable(InfraError):
+    """The backend cannot run here (no engine, no binary, no permission). Never a verdict."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What one candidate job may use. Each backend enforces what it can and says what it can't
+    (`Sandbox.enforced`)."""
+
+    wall_time_s: float = 300.0
+    memory_bytes: int = 8 * GiB
+    max_processes: int = 256
+    output_bytes: int = 256 * MiB  # the writable output folder, all files together
+    tmp_bytes: int = 512 * MiB
+    cpus: float = 2.0
+    log_bytes: int = 1 * MiB  # stdout and stderr are each kept up to this, the rest dropped
+
+
+@dataclass(frozen=True)
+class SandboxRequest:
+    argv: tuple[str, ...]
+    out_dir: Path  # the only writable host folder
+    ro_paths: tuple[Path, ...]  # host paths the command needs to read (code, suite, runtime)
+    env: tuple[tuple[str, str], ...]  # the complete environment: nothing is inherited
+    tmp_dir: Path  # per-job scratch (HOME, TMPDIR, Triton cache); a size-capped tmpfs where the
+    # backend can make one, a fresh host folder otherwise. Never shared between jobs.
+    device: str = "cpu"  # "cpu" or "cuda:<index>"
+    label: str = ""  # run id + job name, for finding leftovers
+    cwd: Path | None = None
+
+
+@dataclass(frozen=True)
+class ExecResult:
+    returncode: int | None  # None when killed by kgb (timeout)
+    timed_out: bool
+    wall_s: float
+    stdout: str
+    stderr: str
+    truncated: bool = False  # a log hit Limits.log_bytes
+    notes: tuple[str, ...] = field(default=())  # backend remarks for the job log
+
+
+class Sandbox(abc.ABC):
+    name: ClassVar[str]
+    isolation: ClassVar[str]  # "none" | "namespaces" | "container"
+    enforced: ClassVar[tuple[str, ...]]  # Limits fields this backend enforces
+
+    @classmethod
+    @abc.abstractmethod
+    def unavailable_reason(cls) -> str | None:
+        """None when this backend can run on this host, else a one-line reason and fix."""
+
+    @abc.abstractmethod
+    def run(self, request: SandboxRequest, limits: Limits) -> ExecResult:
+        """Run the command to completion or to its wall-time limit; kill everything it started.
+
+        Raises SandboxUnavailable if the backend fails before the command could start."""
+
+    def close(self) -> None:
+        """Release backend resources (images, clients). Idempotent."""
+
+    def describe(self) -> dict:
+        return {"backend": self.name, "isolation": self.isolation,
+                "enforced": list(self.enforced)}
+
+
+_BACKENDS: dict[str, type[Sandbox]] = {}
+AUTO_ORDER = ("docker", "bwrap", "process")
+
+
+def register_backend(cls: type[Sandbox]) -> type[Sandbox]:
+    _BACKENDS[cls.name] = cls
+    return cls
+
+
+def _load_backends() -> None:
+    import kgb.sandbox.process  # noqa: F401
+
+    for module in ("kgb.sandbox.docker", "kgb.sandbox.bwrap"):
+        try:
+            __import__(module)
+        except ImportError:
+            pass
+
+
+def available_backends() -> dict[str, str | None]:
+    """Every known backend name → None if usable here, else why not."""
+    _load_backends()
+    return {name: _BACKENDS[name].unavailable_reason() for name in AUTO_ORDER if name in _BACKENDS}
+
+
+def create_sandbox(name: str, **options) -> Sandbox:
+    """A backend by name; `auto` takes the first usable of docker, bwrap, process."""
+    _load_backends()
+    if name == "auto":
+        for candidate in AUTO_ORDER:
+            cls = _BACKENDS.get(candidate)
+            if cls is not None and cls.unavailable_reason() is None:
+                return cls(**options)
+        raise SandboxUnavailable("no sandbox backend is usable on this host")
+    cls = _BACKENDS.get(name)
+    if cls is None:
+        raise SandboxUnavailable(f"unknown sandbox backend {name!r}; "
+                                 f"choose one of auto, {', '.join(AUTO_ORDER)}")
+    reason = cls.unavailable_reason()
+    if reason:
+        raise SandboxUnavailable(f"sandbox {name!r} is unavailable: {reason}")
+    return cls(**options)

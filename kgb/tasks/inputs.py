@@ -1,0 +1,53 @@
+"""Input generators shared by the suite's make_inputs functions.
+
+Everything is drawn from the explicit `torch.Generator` handed in, on that generator's device:
+the same seed, shape, device and torch give the same bits in any process (design rule 3)."""
+
+from __future__ import annotations
+
+import torch
+
+OUTLIER_FRACTION = 1e-3  # share of elements amplified in outlier mode (at least one)
+OUTLIER_SCALE = 1e3  # how much they are amplified
+
+
+def dtype_of(name: str) -> torch.dtype:
+    return getattr(torch, name)
+
+
+def normal(shape: tuple[int, ...], dtype: str, gen: torch.Generator, std: float = 1.0,
+           mean: float = 0.0) -> torch.Tensor:
+    t = torch.randn(shape, generator=gen, device=gen.device, dtype=torch.float32)
+    return (t * std + mean).to(dtype_of(dtype))
+
+
+def uniform(shape: tuple[int, ...], dtype: str, gen: torch.Generator, low: float = 0.0,
+            high: float = 1.0) -> torch.Tensor:
+    t = torch.rand(shape, generator=gen, device=gen.device, dtype=torch.float32)
+    return (t * (high - low) + low).to(dtype_of(dtype))
+
+
+def integers(shape: tuple[int, ...], low: int, high: int, gen: torch.Generator,
+             dtype: torch.dtype = torch.int64) -> torch.Tensor:
+    return torch.randint(low, high, shape, generator=gen, device=gen.device, dtype=dtype)
+
+
+def with_outliers(t: torch.Tensor, gen: torch.Generator, scale: float = OUTLIER_SCALE,
+                  fraction: float = OUTLIER_FRACTION) -> torch.Tensor:
+    """A copy of `t` with a few elements multiplied by `scale` (and sign-flipped at random):
+    catches kernels that skip max-subtraction, use naive variance or a narrower dtype."""
+    flat = t.detach().clone().reshape(-1)
+    count = max(1, int(flat.numel() * fraction))
+    idx = torch.randint(0, flat.numel(), (count,), generator=gen, device=gen.device)
+    sign = torch.randint(0, 2, (count,), generator=gen, device=gen.device) * 2 - 1
+    limit = torch.finfo(t.dtype).max if t.dtype.is_floating_point else None
+    amplified = flat[idx].float() * scale * sign
+    if limit is not None:
+        amplified = amplified.clamp(-limit / 4, limit / 4)
+    flat[idx] = amplified.to(t.dtype)
+    return flat.reshape(t.shape)
+
+
+def maybe_outliers(t: torch.Tensor, gen: torch.Generator, mode: str,
+                   scale: float = OUTLIER_SCALE) -> torch.Tensor:
+    return with_outliers(t, gen, scale) if mode == "outlier" else t

@@ -1,0 +1,128 @@
+"""Read and validate task folders: tasks/<Category>/<name>/{task.toml, reference.py, solution.py}.
+
+Only the TOML is read here. reference.py is imported solely by the trusted reference worker
+(and, for input generation, by the candidate worker: it is suite code, not submission code)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+from kgb.errors import TaskError
+from kgb.tasks.cost_model import check_expression
+from kgb.tasks.model import (CATEGORIES, COMPARE_MODES, DTYPES, INPUT_MODES, SHAPE_TAGS,
+                             ShapeSpec, Task, Tolerance)
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+REQUIRED = ("id", "category", "source", "level", "direction", "entry", "description",
+            "signature", "dtypes", "shapes", "tolerance", "cost")
+
+
+def load_task(folder: Path) -> Task:
+    toml_path = folder / "task.toml"
+    try:
+        raw = tomllib.loads(toml_path.read_text())
+    except FileNotFoundError:
+        raise TaskError(f"{toml_path}: missing; every task folder needs a task.toml") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise TaskError(f"{toml_path}: invalid TOML ({exc}); fix the syntax") from None
+    return _parse(raw, folder, toml_path)
+
+
+def load_suite(root: Path) -> dict[str, Task]:
+    """All tasks under `root`, keyed by id. Any invalid task fails the whole load: a suite that
+    silently loses tasks would change every aggregate computed over it."""
+    if not root.is_dir():
+        raise TaskError(f"{root}: not a directory; pass --tasks pointing at a task suite")
+    tasks: dict[str, Task] = {}
+    for toml_path in sorted(root.rglob("task.toml")):
+        task = load_task(toml_path.parent)
+        if task.id in tasks:
+            raise TaskError(f"{toml_path}: task id {task.id!r} also defined in "
+                            f"{tasks[task.id].folder}; task ids must be unique")
+        tasks[task.id] = task
+    if not tasks:
+        raise TaskError(f"{root}: no task.toml found; pass --tasks pointing at a task suite")
+    return tasks
+
+
+def _parse(raw: dict[str, Any], folder: Path, where: Path) -> Task:
+    def fail(what: str) -> TaskError:
+        return TaskError(f"{where}: {what}")
+
+    missing = [k for k in REQUIRED if k not in raw]
+    if missing:
+        raise fail(f"missing key(s) {', '.join(missing)}; see docs/formats.md")
+    if raw["category"] not in CATEGORIES:
+        raise fail(f"category {raw['category']!r} is not one of {', '.join(CATEGORIES)}")
+    bad_dtypes = [d for d in raw["dtypes"] if d not in DTYPES]
+    if bad_dtypes or not raw["dtypes"]:
+        raise fail(f"dtypes must be a non-empty subset of {', '.join(DTYPES)}")
+    compare = raw.get("compare", "allclose")
+    if compare not in COMPARE_MODES:
+        raise fail(f"compare {compare!r} is not one of {', '.join(COMPARE_MODES)}")
+    modes = tuple(raw.get("modes", INPUT_MODES))
+    if not modes or any(m not in INPUT_MODES for m in modes):
+        raise fail(f"modes must be a non-empty subset of {', '.join(INPUT_MODES)}")
+    for name in ("reference.py",):
+        if not (folder / name).is_file():
+            raise fail(f"{name} missing beside task.toml")
+
+    shapes = tuple(_parse_shape(s, fail) for s in raw["shapes"])
+    names = [s.name for s in shapes]
+    if len(set(names)) != len(names):
+        raise fail("shape names must be unique")
+    tags = {t for s in shapes for t in s.tags}
+    if "tiny" not in tags or "non-pow2" not in tags:
+        raise fail("needs at least one shape tagged 'tiny' and one tagged 'non-pow2'")
+    if not any(not s.gpu_only for s in shapes):
+        raise fail("needs at least one shape the CPU interpreter can run (gpu_only = false)")
+
+    tolerance = []
+    for dtype in raw["dtypes"]:
+        spec = raw["tolerance"].get(dtype)
+        if spec is None:
+            raise fail(f"[tolerance.{dtype}] missing; every listed dtype needs a tolerance")
+        try:
+            tolerance.append((dtype, Tolerance(atol=float(spec["atol"]), rtol=float(spec["rtol"]),
+                                               rel_l2=float(spec["rel_l2"]),
+                                               int_atol=int(spec.get("int_atol", 0)))))
+        except KeyError as exc:
+            raise fail(f"[tolerance.{dtype}] needs atol, rtol and rel_l2 (missing {exc})") from None
+
+    symbols = {sym for s in shapes for sym, _ in s.dims} | {"itemsize"}
+    for key in ("flops", "bytes"):
+        expr = raw["cost"].get(key)
+        if not isinstance(expr, str):
+            raise fail(f"[cost] {key} must be an expression string")
+        problem = check_expression(expr, symbols)
+        if problem:
+            raise fail(f"[cost] {key}: {problem}")
+
+    return Task(
+        id=str(raw["id"]), category=raw["category"], source=str(raw["source"]),
+        level=int(raw["level"]), direction=str(raw["direction"]), entry=str(raw["entry"]),
+        description=str(raw["description"]).strip(), signature=str(raw["signature"]),
+        dtypes=tuple(raw["dtypes"]), shapes=shapes, tolerance=tuple(tolerance),
+        flops=raw["cost"]["flops"], bytes=raw["cost"]["bytes"], compare=compare, modes=modes,
+        forbid=tuple(raw.get("forbid", ())), folder=folder.resolve(),
+    )
+
+
+def _parse_shape(raw: dict[str, Any], fail) -> ShapeSpec:
+    try:
+        name, dims, tags = raw["name"], raw["dims"], tuple(raw["tags"])
+    except KeyError as exc:
+        raise fail(f"a [[shapes]] entry lacks {exc}") from None
+    bad = [t for t in tags if t not in SHAPE_TAGS]
+    if bad:
+        raise fail(f"shape {name!r}: unknown tag(s) {bad}; tags are {', '.join(SHAPE_TAGS)}")
+    if not dims or not all(isinstance(v, int) and v > 0 for v in dims.values()):
+        raise fail(f"shape {name!r}: dims must be positive integers")
+    return ShapeSpec(name=name, dims=tuple(dims.items()), tags=tags,
+                     gpu_only=bool(raw.get("gpu_only", False)))

@@ -1,0 +1,89 @@
+"""Frozen domain objects of the suite. Parsing lives in loader.py; this file only describes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+CATEGORIES = (
+    "Activation", "Convolution", "Fusion", "Index", "LinearAlgebra", "Loss", "Math",
+    "MatrixMultiply", "Normalization", "Optimizer", "Pooling", "Quantization", "Random",
+    "Reduce", "SpatialOps",
+)
+SHAPE_TAGS = ("tiny", "small", "medium", "large", "pow2", "non-pow2", "rectangular", "square")
+DTYPES = ("float32", "float16", "bfloat16", "int8", "int32", "int64")
+COMPARE_MODES = ("allclose", "exact", "statistical")
+INPUT_MODES = ("standard", "outlier")
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    """Per-dtype acceptance: elementwise allclose AND relative L2 error; integer outputs may
+    differ by at most `int_atol` (rounding at exact .5 boundaries), NaN/Inf positions exact."""
+
+    atol: float
+    rtol: float
+    rel_l2: float
+    int_atol: int = 0
+
+
+@dataclass(frozen=True)
+class ShapeSpec:
+    name: str
+    dims: tuple[tuple[str, int], ...]  # ordered (symbol, size) pairs, e.g. (("M", 3), ("N", 5))
+    tags: tuple[str, ...]
+    gpu_only: bool = False  # too large for the CPU interpreter
+
+    def as_dict(self) -> dict[str, int]:
+        return dict(self.dims)
+
+
+@dataclass(frozen=True)
+class Task:
+    id: str
+    category: str
+    source: str
+    level: int
+    direction: str
+    entry: str
+    description: str
+    signature: str
+    dtypes: tuple[str, ...]
+    shapes: tuple[ShapeSpec, ...]
+    tolerance: tuple[tuple[str, Tolerance], ...]
+    flops: str  # expression over the shape symbols and `itemsize`
+    bytes: str
+    compare: str = "allclose"
+    modes: tuple[str, ...] = INPUT_MODES
+    forbid: tuple[str, ...] = ()
+    folder: Path = field(default=Path("."), compare=False)
+
+    @property
+    def reference_path(self) -> Path:
+        return self.folder / "reference.py"
+
+    @property
+    def solution_path(self) -> Path:
+        return self.folder / "solution.py"
+
+    def tolerance_for(self, dtype: str) -> Tolerance:
+        return dict(self.tolerance)[dtype]
+
+    def shapes_for(self, device: str) -> tuple[ShapeSpec, ...]:
+        return tuple(s for s in self.shapes if device != "cpu" or not s.gpu_only)
+
+
+@dataclass(frozen=True)
+class Case:
+    """One call of the kernel: a shape, a dtype, an input distribution and the seed that makes
+    its inputs. Both workers regenerate the same inputs from these fields alone."""
+
+    id: str  # e.g. "tiny-float16-outlier"
+    shape: ShapeSpec
+    dtype: str
+    mode: str
+    seed: int
+
+    def to_dict(self) -> dict:
+        return {"id": self.id, "shape": self.shape.name, "dims": self.shape.as_dict(),
+                "dtype": self.dtype, "mode": self.mode, "seed": self.seed}
