@@ -1,0 +1,1 @@
+"""Plan jobs, run candidates in sandboxes, judge them on the trusted side."""

@@ -1,0 +1,130 @@
+"""The candidate worker: runs INSIDE the sandbox, once per job, as
+`python -m kgb.runner.candidate JOB_DIR`.
+
+It imports the untrusted kernel, runs it on every case's inputs (regenerated from the case seed
+on the device), checks what only this process can see (input mutation, output aliasing, exact
+tensor type, launches of the file's own Triton kernels) and writes outputs as safetensors plus
+result.json into the job's output folder. It never sees a reference output: comparison happens
+on the trusted side. Everything verdict-relevant goes to files; stdout is only a log."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+import traceback
+from pathlib import Path
+from typing import Any
+
+# Captured before any candidate code exists in this process (threat 14).
+_perf_counter = time.perf_counter
+
+
+def main(job_dir: Path) -> int:
+    job = json.loads((job_dir / "job.json").read_text())
+    out_dir = Path(job["out_dir"])
+    result: dict[str, Any] = {"schema": 1, "stage": "start", "error": None, "error_kind": None,
+                              "autotune_first_config": False, "cases": []}
+    try:
+        _run(job, result)
+    except BaseException as exc:  # noqa: BLE001 - anything the candidate raises is a fact
+        result["error"] = _describe(exc)
+        result["error_kind"] = "crash"
+    _write_json(out_dir / "result.json", result)
+    return 0
+
+
+def _run(job: dict, result: dict) -> None:
+    import torch
+    import triton  # noqa: F401
+
+    from kgb.runner.caseio import fingerprint, generate_inputs, load_module, output_file
+    from kgb.runner.hooks import LaunchCounter, keep_first_autotune_config
+    from kgb.runner.outputs import (aliasing_problem, mutation_problem, normalize_outputs,
+                                    poison_allocator, save_outputs)
+
+    device = job["device"]
+    out_dir = Path(job["out_dir"])
+    if job["interpreter"]:
+        result["autotune_first_config"] = keep_first_autotune_config()
+    counter = LaunchCounter(job["kernel_path"])
+    counter.install()
+    reference = load_module(Path(job["reference_path"]), "kgb_task_reference")
+
+    result["stage"] = "import"
+    try:
+        candidate = load_module(Path(job["kernel_path"]), "kgb_candidate")
+    except BaseException as exc:  # noqa: BLE001
+        result["error"], result["error_kind"] = _describe(exc), "compile"
+        return
+    entry = candidate.__dict__.get(job["entry"])
+    if not callable(entry):
+        result["error"] = f"the kernel file does not define a function {job['entry']!r}"
+        result["error_kind"] = "compile"
+        return
+
+    result["stage"] = "cases"
+    sync = torch.cuda.synchronize if device.startswith("cuda") else (lambda: None)
+    for index, case in enumerate(job["cases"]):
+        record: dict[str, Any] = {"id": case["id"], "status": "ok", "error": None,
+                                  "error_type": None, "rule": None, "launches": 0,
+                                  "input_sha256": None, "outputs": [], "output_file": None,
+                                  "wall_s": None}
+        result["cases"].append(record)
+        if case.get("skip"):
+            record["status"], record["error"] = "skipped", str(case["skip"])
+            continue
+        inputs = generate_inputs(reference, case, device)
+        record["input_sha256"] = fingerprint(inputs)
+        originals = [t.clone() if isinstance(t, torch.Tensor) else None for t in inputs]
+        poison_allocator(inputs, device)
+        counter.reset()
+        start = _perf_counter()
+        try:
+            returned = entry(*inputs)
+            sync()
+        except BaseException as exc:  # noqa: BLE001
+            record["status"], record["error"] = "raised", _describe(exc)
+            record["error_type"] = _error_type(exc)
+            continue
+        record["wall_s"] = _perf_counter() - start
+        record["launches"] = counter.count
+        outputs, problem = normalize_outputs(returned)
+        if problem is None:
+            problem = aliasing_problem(outputs, inputs) or mutation_problem(inputs, originals)
+        if problem is None and counter.count == 0:
+            problem = ("D204", "the call launched no @triton.jit kernel defined in the kernel file")
+        if problem is not None:
+            record["status"], record["rule"], record["error"] = "violation", *problem
+            continue
+        record["outputs"] = [{"dtype": str(o.dtype).removeprefix("torch."),
+                              "shape": list(o.shape), "device": str(o.device)} for o in outputs]
+        record["output_file"] = output_file(index)
+        save_outputs(outputs, out_dir / record["output_file"])
+    result["stage"] = "done"
+
+
+def _error_type(exc: BaseException) -> str:
+    names = {cls.__name__ for cls in type(exc).__mro__}
+    if names & {"CompilationError", "CompileTimeAssertionFailure", "UnsupportedLanguageConstruct"}:
+        return "compile"
+    return "runtime"
+
+
+def _describe(exc: BaseException) -> str:
+    tb = traceback.extract_tb(exc.__traceback__)
+    where = next((f"{Path(f.filename).name}:{f.lineno}" for f in reversed(tb)
+                  if "kernels" in f.filename or "kgb_candidate" in f.filename), None)
+    text = f"{type(exc).__name__}: {str(exc).strip().splitlines()[0] if str(exc).strip() else ''}"
+    return f"{text[:500]} ({where})" if where else text[:500]
+
+
+def _write_json(path: Path, data: dict) -> None:
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(data))
+    os.replace(tmp, path)
+
+
+if __name__ == "__main__":
+    sys.exit(main(Path(sys.argv[1])))

@@ -1,0 +1,86 @@
+"""Comparison of a candidate's outputs with the reference's, on the trusted side.
+
+A float output passes when NaN/±Inf positions match exactly, every finite element is within
+atol + rtol·|ref| (allclose), AND the relative L2 error ‖out−ref‖/‖ref‖ is within rel_l2 — the
+second test is what stops an all-zero answer from passing a task whose outputs are tiny
+(threat 6). Integer outputs may differ by at most int_atol."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import torch
+
+from kgb.tasks.model import Tolerance
+
+
+@dataclass(frozen=True)
+class Comparison:
+    passed: bool
+    max_abs: float | None = None
+    rel_l2: float | None = None
+    message: str = ""
+
+
+def compare_outputs(candidate: list[torch.Tensor], reference: list[torch.Tensor],
+                    tol: Tolerance, exact: bool = False) -> Comparison:
+    if len(candidate) != len(reference):
+        return Comparison(False, message=f"returned {len(candidate)} output(s), expected "
+                                         f"{len(reference)}")
+    worst = Comparison(True, 0.0, 0.0)
+    for i, (out, ref) in enumerate(zip(candidate, reference)):
+        if tuple(out.shape) != tuple(ref.shape):
+            return Comparison(False, message=f"output {i} has shape {tuple(out.shape)}, expected "
+                                             f"{tuple(ref.shape)}")
+        if out.dtype != ref.dtype:
+            return Comparison(False, message=f"output {i} has dtype {out.dtype}, expected "
+                                             f"{ref.dtype}")
+        one = _compare_one(out, ref, tol, exact)
+        if not one.passed:
+            return Comparison(False, one.max_abs, one.rel_l2, f"output {i}: {one.message}")
+        worst = Comparison(True, max(worst.max_abs or 0.0, one.max_abs or 0.0),
+                           max(worst.rel_l2 or 0.0, one.rel_l2 or 0.0))
+    return worst
+
+
+def _compare_one(out: torch.Tensor, ref: torch.Tensor, tol: Tolerance, exact: bool) -> Comparison:
+    if out.numel() == 0:
+        return Comparison(True, 0.0, 0.0)
+    if exact:
+        same = torch.equal(out, ref) if not ref.is_floating_point() else \
+            torch.equal(out.view(-1).view(torch.uint8), ref.view(-1).view(torch.uint8))
+        return Comparison(same, None, None, "" if same else "not bit-exact")
+    if not ref.is_floating_point():
+        diff = (out.to(torch.int64) - ref.to(torch.int64)).abs()
+        max_abs = int(diff.max())
+        bad = int((diff > tol.int_atol).sum())
+        msg = "" if bad == 0 else (f"{bad} of {ref.numel()} integer elements differ by more "
+                                   f"than {tol.int_atol} (max {max_abs})")
+        return Comparison(bad == 0, float(max_abs), None, msg)
+
+    o, r = out.double(), ref.double()
+    for name, test in (("NaN", torch.isnan), ("+Inf", torch.isposinf), ("-Inf", torch.isneginf)):
+        mismatch = int((test(o) != test(r)).sum())
+        if mismatch:
+            return Comparison(False, math.inf, math.inf,
+                              f"{name} positions differ in {mismatch} element(s)")
+    finite = torch.isfinite(r)
+    o, r = o[finite], r[finite]
+    if r.numel() == 0:
+        return Comparison(True, 0.0, 0.0)
+    err = (o - r).abs()
+    max_abs = float(err.max())
+    ref_norm = float(torch.linalg.vector_norm(r))
+    err_norm = float(torch.linalg.vector_norm(o - r))
+    rel_l2 = err_norm / ref_norm if ref_norm > 0 else (0.0 if err_norm == 0 else math.inf)
+    outside = int((err > tol.atol + tol.rtol * r.abs()).sum())
+    if outside:
+        return Comparison(False, max_abs, rel_l2,
+                          f"{outside} of {r.numel()} elements outside atol={tol.atol:g} "
+                          f"rtol={tol.rtol:g} (max abs error {max_abs:.3g})")
+    # An all-zero reference gives rel_l2 = inf for any error; allclose alone judges it then.
+    if ref_norm > 0 and rel_l2 > tol.rel_l2:
+        return Comparison(False, max_abs, rel_l2,
+                          f"relative L2 error {rel_l2:.3g} above {tol.rel_l2:g}")
+    return Comparison(True, max_abs, rel_l2)

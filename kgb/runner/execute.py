@@ -1,0 +1,187 @@
+"""One job, start to verdict: static layer, candidate in the sandbox, trusted judge, decision.
+
+Each job has its own folder (SWE-bench's habit): job.json (what was asked), out/ (what the
+candidate wrote), stdout.log / stderr.log (capped), judge.json, verdict.json — enough to
+re-grade without running anything."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import kgb
+from kgb.anticheat.registry import Finding
+from kgb.runner.interpreter import InterpreterLimits, scan
+from kgb.runner.plan import Job
+from kgb.runner.verdict import Verdict, decide
+from kgb.sandbox.base import ExecResult, Limits, Sandbox, SandboxRequest
+
+KGB_ROOT = Path(kgb.__file__).resolve().parent
+JUDGE_TIMEOUT_S = 1800.0
+
+
+@dataclass(frozen=True)
+class JobContext:
+    """What every job of a run shares."""
+
+    run_id: str
+    out_dir: Path
+    sandbox: Sandbox
+    limits: Limits
+    submission_root: Path
+
+
+def run_job(job: Job, ctx: JobContext) -> tuple[Verdict, dict[str, Any]]:
+    """Run one job to its verdict; returns the verdict and facts for the report."""
+    job_dir = ctx.out_dir / "jobs" / job.task.id
+    if job_dir.exists():
+        shutil.rmtree(job_dir)
+    job_dir.mkdir(parents=True)
+    facts: dict[str, Any] = {"log_dir": str(job_dir.relative_to(ctx.out_dir))}
+    planned = {c.id: None for c in job.cases}
+    if job.kernel is None:
+        return _finish(job_dir, decide(has_kernel=False, findings=[], execution=None, result=None,
+                                       judge=None, limits=None, timeout_s=0, planned=planned),
+                       facts)
+
+    source = job.kernel.path.read_text(errors="replace")
+    findings = static_findings(source, job)
+    facts["static_layer"] = "ran" if findings is not None else "unavailable"
+    if findings:
+        return _finish(job_dir, decide(has_kernel=True, findings=findings, execution=None,
+                                       result=None, judge=None, limits=None, timeout_s=0,
+                                       planned=planned), facts)
+
+    interpreter = job.device == "cpu"
+    limits = scan(source) if interpreter else None
+    planned = {c.id: (limits.skip_reason(c.dtype) if limits else None) for c in job.cases}
+    if limits and limits.features:
+        facts["interpreter_limits"] = sorted(limits.features)
+    out = job_dir / "out"
+    out.mkdir()
+    # Inside the sandbox the one visible GPU is always index 0.
+    _write_job_json(job, job_dir, out, planned, interpreter,
+                    "cpu" if interpreter else "cuda:0")
+    execution = _run_candidate(job, job_dir, out, ctx)
+    facts["worker_wall_s"] = round(execution.wall_s, 3)
+    result = _read_json(out / "result.json")
+    if isinstance(result, dict) and result.get("autotune_first_config") and limits and \
+            "autotune" in limits.features:
+        facts["note"] = "autotune ran its first config only (CPU interpreter)"
+    judge = None
+    if isinstance(result, dict) and not execution.timed_out:
+        judge = _run_judge(job_dir, ctx.out_dir / "refcache", job.device)
+    verdict = decide(has_kernel=True, findings=[], execution=execution, result=result,
+                     judge=judge, limits=limits, timeout_s=ctx.limits.wall_time_s,
+                     planned=planned)
+    return _finish(job_dir, verdict, facts)
+
+
+def static_findings(source: str, job: Job) -> list[Finding] | None:
+    """Layer 1, or None when this build of kgb has no static layer."""
+    try:
+        from kgb.anticheat.static import analyze
+    except ImportError:
+        return None
+    assert job.kernel is not None
+    return analyze(source, job.kernel.file, job.entry, job.task.forbid, job.task.category)
+
+
+def _write_job_json(job: Job, job_dir: Path, out: Path, planned: dict[str, str | None],
+                    interpreter: bool, device: str) -> None:
+    assert job.kernel is not None
+    spec = {
+        "task_id": job.task.id, "task_dir": str(job.task.folder),
+        "reference_path": str(job.task.reference_path), "kernel_path": str(job.kernel.path),
+        "entry": job.entry, "device": device, "interpreter": interpreter,
+        "out_dir": str(out),
+        "cases": [dict(c.to_dict(), skip=planned[c.id]) for c in job.cases],
+    }
+    (job_dir / "job.json").write_text(json.dumps(spec, indent=1))
+
+
+def worker_env(device: str, tmp_dir: Path, limits: Limits) -> dict[str, str]:
+    """The worker's whole environment: nothing from the caller leaks in (threat 23)."""
+    env = {
+        "PATH": f"{Path(sys.executable).parent}:/usr/local/bin:/usr/bin:/bin",
+        "HOME": str(tmp_dir), "TMPDIR": str(tmp_dir),
+        "TRITON_CACHE_DIR": str(tmp_dir / "triton"),
+        "PYTHONPATH": str(KGB_ROOT.parent), "PYTHONNOUSERSITE": "1",
+        "PYTHONDONTWRITEBYTECODE": "1", "PYTHONUNBUFFERED": "1",
+        "OMP_NUM_THREADS": str(max(1, int(limits.cpus))),
+        "MPLCONFIGDIR": str(tmp_dir),
+    }
+    if device == "cpu":
+        env["TRITON_INTERPRET"] = "1"
+        env["CUDA_VISIBLE_DEVICES"] = ""
+    else:
+        env["CUDA_VISIBLE_DEVICES"] = device.split(":")[1]
+        for key in ("LD_LIBRARY_PATH", "CUDA_HOME", "TRITON_PTXAS_PATH"):
+            if key in os.environ:
+                env[key] = os.environ[key]
+    return env
+
+
+def runtime_paths() -> tuple[Path, ...]:
+    """Host paths the worker must read: the Python runtime, its packages, kgb itself."""
+    paths = {Path(sys.prefix).resolve(), Path(sys.base_prefix).resolve(), KGB_ROOT,
+             Path(sys.executable).resolve().parent}
+    import site
+
+    for p in site.getsitepackages():
+        paths.add(Path(p).resolve())
+    return tuple(sorted(paths))
+
+
+def _run_candidate(job: Job, job_dir: Path, out: Path, ctx: JobContext) -> ExecResult:
+    tmp_dir = Path(tempfile.mkdtemp(prefix=f"kgb-{ctx.run_id}-"))
+    try:
+        request = SandboxRequest(
+            argv=(sys.executable, "-m", "kgb.runner.candidate", str(job_dir)),
+            out_dir=out,
+            ro_paths=runtime_paths() + (job.task.folder, ctx.submission_root, job_dir),
+            env=tuple(sorted(worker_env(job.device, tmp_dir, ctx.limits).items())),
+            tmp_dir=tmp_dir, device=job.device, label=f"{ctx.run_id}/{job.task.id}",
+            cwd=out)
+        execution = ctx.sandbox.run(request, ctx.limits)
+    finally:
+        shutil.rmtree(tmp_dir, ignore_errors=True)
+    (job_dir / "stdout.log").write_text(execution.stdout)
+    (job_dir / "stderr.log").write_text(execution.stderr)
+    return execution
+
+
+def _run_judge(job_dir: Path, cache: Path, device: str) -> dict | None:
+    env = dict(os.environ, TRITON_INTERPRET="1") if device == "cpu" else dict(os.environ)
+    env["PYTHONPATH"] = str(KGB_ROOT.parent)
+    try:
+        proc = subprocess.run([sys.executable, "-m", "kgb.runner.judge", str(job_dir), str(cache),
+                               device],
+                              env=env, capture_output=True, text=True, timeout=JUDGE_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        (job_dir / "judge.log").write_text("the reference worker timed out")
+        return None
+    (job_dir / "judge.log").write_text(proc.stderr[-20000:])
+    return _read_json(job_dir / "judge.json") if proc.returncode == 0 else None
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text()[: 64 << 20])
+    except (OSError, ValueError):
+        return None
+
+
+def _finish(job_dir: Path, verdict: Verdict, facts: dict[str, Any]) -> tuple[Verdict, dict]:
+    (job_dir / "verdict.json").write_text(json.dumps(
+        {"verdict": verdict.verdict, "rule": verdict.rule, "layer": verdict.layer,
+         "message": verdict.message, "location": verdict.location,
+         "cases": [c.to_dict() for c in verdict.cases], **facts}, indent=1))
+    return verdict, facts

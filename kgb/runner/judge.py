@@ -1,0 +1,104 @@
+"""The trusted judge: `python -m kgb.runner.judge JOB_DIR CACHE_DIR DEVICE`, a fresh process per job,
+outside any sandbox, that only ever imports the suite's own reference.py.
+
+It regenerates each case's inputs from the same seed, checks they match the candidate's
+(fingerprints), computes the reference (cached per run), reads the candidate's outputs from
+safetensors (no pickle, size-capped) and compares them. It writes judge.json; the verdict is
+derived from it in the CLI process (kgb.runner.verdict)."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+MAX_OUTPUT_FILE = 4 << 30
+
+
+def main(job_dir: Path, cache_dir: Path, device: str) -> int:
+    import torch
+    from safetensors.torch import load_file, save_file
+
+    from kgb.runner.caseio import OUTPUT_KEY, fingerprint, generate_inputs, load_module
+    from kgb.runner.compare import compare_outputs
+    from kgb.tasks.loader import load_task
+
+    job = json.loads((job_dir / "job.json").read_text())
+    task = load_task(Path(job["task_dir"]))
+    reference = load_module(task.reference_path, "kgb_task_reference")
+    claimed = _candidate_cases(Path(job["out_dir"]) / "result.json")
+    cases_out = []
+    for case in job["cases"]:
+        entry: dict[str, Any] = {"id": case["id"], "status": "not_run", "max_abs": None,
+                                 "rel_l2": None, "message": ""}
+        cases_out.append(entry)
+        record = claimed.get(case["id"])
+        if case.get("skip") or record is None or record.get("status") != "ok":
+            continue
+        inputs = generate_inputs(reference, case, device)
+        if record.get("input_sha256") != fingerprint(inputs):
+            entry["status"], entry["message"] = "infra", "input fingerprint differs between workers"
+            continue
+        try:
+            outputs = _load_outputs(Path(job["out_dir"]) / str(record.get("output_file")),
+                                    load_file, OUTPUT_KEY, device)
+        except Exception as exc:  # noqa: BLE001 - the file is untrusted
+            entry["status"], entry["message"] = "fail", f"unreadable outputs: {exc}"
+            continue
+        if task.compare == "statistical":
+            problems = reference.check(tuple(outputs), inputs)
+            entry["status"] = "fail" if problems else "pass"
+            entry["message"] = "; ".join(problems)
+            continue
+        expected = _reference_outputs(reference, inputs, cache_dir / task.id, case, device,
+                                      load_file, save_file, OUTPUT_KEY, torch)
+        result = compare_outputs(outputs, expected, task.tolerance_for(case["dtype"]),
+                                 exact=task.compare == "exact")
+        entry.update(status="pass" if result.passed else "fail", max_abs=result.max_abs,
+                     rel_l2=result.rel_l2, message=result.message)
+    tmp = job_dir / "judge.tmp"
+    tmp.write_text(json.dumps({"schema": 1, "cases": cases_out}))
+    os.replace(tmp, job_dir / "judge.json")
+    return 0
+
+
+def _candidate_cases(path: Path) -> dict[str, dict]:
+    """The candidate's per-case claims, by id; anything malformed is simply absent."""
+    try:
+        data = json.loads(path.read_text()[: 64 << 20])
+        return {c["id"]: c for c in data.get("cases", []) if isinstance(c, dict) and "id" in c}
+    except (OSError, ValueError, TypeError, AttributeError):
+        return {}
+
+
+def _load_outputs(path: Path, load_file, key: str, device: str) -> list:
+    if path.parent.resolve() != path.resolve().parent or not path.is_file() or path.is_symlink():
+        raise ValueError("output file missing")
+    if path.stat().st_size > MAX_OUTPUT_FILE:
+        raise ValueError("output file over the size cap")
+    tensors = load_file(str(path), device=device)
+    names = [key.format(i) for i in range(len(tensors))]
+    if sorted(tensors) != sorted(names):
+        raise ValueError(f"unexpected tensor names {sorted(tensors)[:4]}")
+    return [tensors[n] for n in names]
+
+
+def _reference_outputs(reference, inputs, cache: Path, case: dict, device: str, load_file,
+                       save_file, key: str, torch) -> list:
+    path = cache / f"{case['id']}-{case['seed']}.safetensors"
+    if path.is_file():
+        tensors = load_file(str(path), device=device)
+        return [tensors[key.format(i)] for i in range(len(tensors))]
+    with torch.no_grad():
+        produced = reference.reference(*inputs)
+    outputs = list(produced) if isinstance(produced, (tuple, list)) else [produced]
+    cache.mkdir(parents=True, exist_ok=True)
+    save_file({key.format(i): t.detach().contiguous().cpu() for i, t in enumerate(outputs)},
+              str(path))
+    return outputs
+
+
+if __name__ == "__main__":
+    sys.exit(main(Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3]))

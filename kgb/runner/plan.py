@@ -1,0 +1,50 @@
+"""Turn (suite, submission, seed) into Jobs: one per task, each with its Cases."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+from kgb.submission import Kernel, Submission
+from kgb.tasks.model import Case, Task
+
+
+@dataclass(frozen=True)
+class Job:
+    task: Task
+    kernel: Kernel | None  # None: the submission has no kernel for this task (verdict missing)
+    cases: tuple[Case, ...]
+    device: str  # "cpu" or "cuda:<index>"
+
+    @property
+    def name(self) -> str:
+        return self.task.id
+
+    @property
+    def entry(self) -> str:
+        return (self.kernel.entry if self.kernel and self.kernel.entry else self.task.entry)
+
+
+def case_seed(run_seed: int, task_id: str, case_id: str) -> int:
+    """Independent 63-bit seed per case, derived from the secret run seed."""
+    digest = hashlib.sha256(f"{run_seed}:{task_id}:{case_id}".encode()).digest()
+    return int.from_bytes(digest[:8], "little") & ((1 << 63) - 1)
+
+
+def plan_cases(task: Task, device: str, run_seed: int) -> tuple[Case, ...]:
+    kind = "cpu" if device == "cpu" else "cuda"
+    cases = []
+    for shape in task.shapes_for(kind):
+        for dtype in task.dtypes:
+            for mode in task.modes:
+                case_id = f"{shape.name}-{dtype}-{mode}"
+                cases.append(Case(case_id, shape, dtype, mode,
+                                  case_seed(run_seed, task.id, case_id)))
+    return tuple(cases)
+
+
+def plan_jobs(suite: dict[str, Task], submission: Submission, device: str, run_seed: int,
+              only: tuple[str, ...] | None = None) -> list[Job]:
+    ids = list(only) if only else sorted(suite)
+    return [Job(suite[tid], submission.kernel_for(tid), plan_cases(suite[tid], device, run_seed),
+                device) for tid in ids]

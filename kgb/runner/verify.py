@@ -1,0 +1,92 @@
+"""`kgb verify`: load, plan, run every job, write the report. A failing kernel ends its own job
+with a verdict; only kgb's own failures (exit 3) or bad input (exit 2) end the run, and even
+then the jobs already finished are written to report.json first."""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass
+from pathlib import Path
+
+from kgb.errors import BadInput, InfraError
+from kgb.report.json_report import build_report, write_report
+from kgb.runner.execute import JobContext, run_job
+from kgb.runner.plan import Job, plan_jobs
+from kgb.sandbox.base import Limits, create_sandbox
+from kgb.submission import load_submission
+from kgb.tasks import load_suite
+
+DEFAULT_TIMEOUT_S = {"cpu": 600.0, "cuda": 300.0}
+
+
+@dataclass(frozen=True)
+class VerifyOptions:
+    submission: Path
+    tasks_dir: Path
+    out_dir: Path
+    device: str = "auto"
+    sandbox: str = "auto"
+    timeout_s: float | None = None
+    seed: int | None = None
+    only: tuple[str, ...] | None = None
+
+
+def resolve_device(requested: str) -> str:
+    if requested == "cpu":
+        return "cpu"
+    import torch
+
+    if torch.cuda.is_available():
+        return "cuda:0"
+    if requested == "cuda":
+        raise BadInput("--device cuda: no CUDA device is visible; use --device cpu or auto")
+    return "cpu"
+
+
+def run_verify(options: VerifyOptions, as_json: bool = False) -> dict:
+    from kgb.report.terminal import JobProgress, print_report
+
+    suite = load_suite(options.tasks_dir)
+    out_dir = options.out_dir.resolve()
+    out_dir.mkdir(parents=True, exist_ok=True)
+    submission = load_submission(options.submission, out_dir / "submission")
+    unknown = [k.task for k in submission.kernels if k.task not in suite]
+    if unknown:
+        raise BadInput(f"manifest names unknown task id {unknown[0]!r}; `kgb tasks list` shows "
+                       f"the suite")
+    if options.only:
+        bad = [t for t in options.only if t not in suite]
+        if bad:
+            raise BadInput(f"--only names unknown task id {bad[0]!r}; `kgb tasks list` shows "
+                           f"the suite")
+    device = resolve_device(options.device)
+    seed = options.seed if options.seed is not None else secrets.randbits(63)
+    run_id = secrets.token_hex(4)
+    kind = "cpu" if device == "cpu" else "cuda"
+    limits = Limits(wall_time_s=options.timeout_s or DEFAULT_TIMEOUT_S[kind])
+    sandbox = create_sandbox(options.sandbox)
+    jobs = plan_jobs(suite, submission, device, seed, options.only)
+    ctx = JobContext(run_id, out_dir, sandbox, limits, submission.root)
+
+    results: list[tuple[Job, object, dict]] = []
+    failure: InfraError | None = None
+    try:
+        with JobProgress(len(jobs), quiet=as_json) as progress:
+            for job in jobs:
+                progress.start(job.task.id)
+                try:
+                    verdict, facts = run_job(job, ctx)
+                except InfraError as exc:
+                    failure = exc
+                    break
+                results.append((job, verdict, facts))
+                progress.done(job.task.id, verdict.verdict)
+    finally:
+        sandbox.close()
+    report = build_report(seed=seed, device=device, sandbox=sandbox, submission=submission,
+                          results=results, complete=failure is None, limits=limits)
+    write_report(report, out_dir)
+    if failure is not None:
+        raise InfraError(f"{failure.message} (partial report in {out_dir / 'report.json'})")
+    print_report(report, as_json=as_json, out_dir=out_dir)
+    return report

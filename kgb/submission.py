@@ -1,0 +1,217 @@
+"""Safe loading of a submission: a .tar, .tar.gz or folder holding manifest.toml, kernels/*.py
+and an optional tokens.jsonl.
+
+Nothing from the archive is trusted. Members are read by kgb and written by kgb under the target
+folder — never `tarfile.extract` — after refusing absolute paths, `..`, links, devices, files the
+manifest does not name, and archives over the count and size caps (tar bombs). Each refusal is a
+SubmissionError with one line saying what and how to fix it."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import sys
+import tarfile
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from kgb.errors import SubmissionError
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+MANIFEST = "manifest.toml"
+TOKEN_LOG = "tokens.jsonl"
+MAX_FILES = 512
+MAX_FILE_BYTES = 4 << 20  # a kernel file; the token log gets TOKEN_LOG_BYTES
+TOKEN_LOG_BYTES = 512 << 20
+MAX_TOTAL_BYTES = 1 << 30
+_KERNEL_NAME = re.compile(r"^kernels/[A-Za-z0-9_][A-Za-z0-9_.\-]*\.py$")
+
+
+@dataclass(frozen=True)
+class Kernel:
+    task: str
+    file: str  # relative path as written in the manifest, e.g. "kernels/rms_norm.py"
+    path: Path  # absolute path of the unpacked copy
+    entry: str | None = None  # overrides the task's entry name when given
+
+
+@dataclass(frozen=True)
+class Submission:
+    name: str
+    generator: str
+    model: str
+    created: str
+    root: Path
+    kernels: tuple[Kernel, ...]
+    token_log: Path | None
+    declared_tokens: dict[str, int] | None
+
+    def kernel_for(self, task_id: str) -> Kernel | None:
+        return next((k for k in self.kernels if k.task == task_id), None)
+
+    def describe(self) -> dict[str, Any]:
+        return {"name": self.name, "generator": self.generator, "model": self.model,
+                "created": self.created, "kernels": len(self.kernels),
+                "token_log": self.token_log is not None}
+
+
+def load_submission(source: Path, target: Path) -> Submission:
+    """Unpack `source` into the empty folder `target` and parse its manifest."""
+    if not source.exists():
+        raise SubmissionError(f"{source}: no such file or folder; pass a .tar, .tar.gz or folder")
+    if target.exists():
+        shutil.rmtree(target)
+    target.mkdir(parents=True)
+    if source.is_dir():
+        files = _read_folder(source)
+    else:
+        files = _read_tar(source)
+    manifest_text = files.get(MANIFEST)
+    if manifest_text is None:
+        raise SubmissionError(f"{source}: no {MANIFEST} at the top level; add one (docs/formats.md)")
+    raw = _parse_manifest(manifest_text, source)
+    kernels_raw = raw["kernels"]
+    named = {k["file"] for k in kernels_raw}
+    allowed = named | {MANIFEST, TOKEN_LOG}
+    extra = sorted(set(files) - allowed)
+    if extra:
+        raise SubmissionError(f"{source}: {extra[0]!r} is not named by {MANIFEST}; remove it or "
+                              f"list it under [[kernels]]")
+    absent = sorted(named - set(files))
+    if absent:
+        raise SubmissionError(f"{source}: {MANIFEST} names {absent[0]!r} but the submission "
+                              f"does not contain it")
+    for name, data in files.items():
+        out = target.joinpath(*PurePosixPath(name).parts)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_bytes(data)
+    sub = raw["submission"]
+    return Submission(
+        name=str(sub["name"]), generator=str(sub.get("generator", "")),
+        model=str(sub.get("model", "")), created=str(sub.get("created", "")),
+        root=target,
+        kernels=tuple(Kernel(task=k["task"], file=k["file"],
+                             path=target.joinpath(*PurePosixPath(k["file"]).parts),
+                             entry=k.get("entry")) for k in kernels_raw),
+        token_log=target / TOKEN_LOG if TOKEN_LOG in files else None,
+        declared_tokens=sub.get("tokens"))
+
+
+def _check_name(name: str, source: Path) -> str:
+    """Normalise a member name or refuse it."""
+    path = PurePosixPath(name)
+    if name.startswith("/") or path.is_absolute() or re.match(r"^[A-Za-z]:", name):
+        raise SubmissionError(f"{source}: member {name!r} has an absolute path; archive relative "
+                              f"paths only")
+    if ".." in path.parts:
+        raise SubmissionError(f"{source}: member {name!r} contains '..'; archive paths must stay "
+                              f"inside the submission")
+    parts = [p for p in path.parts if p not in ("", ".")]
+    return "/".join(parts)
+
+
+def _cap_for(name: str) -> int:
+    return TOKEN_LOG_BYTES if name == TOKEN_LOG else MAX_FILE_BYTES
+
+
+def _read_tar(source: Path) -> dict[str, bytes]:
+    try:
+        tar = tarfile.open(source, mode="r:*")
+    except (tarfile.TarError, OSError) as exc:
+        raise SubmissionError(f"{source}: not a readable .tar or .tar.gz ({exc}); "
+                              f"create it with `tar czf`") from None
+    files: dict[str, bytes] = {}
+    total = 0
+    with tar:
+        try:
+            for count, member in enumerate(tar, start=1):
+                if count > MAX_FILES:
+                    raise SubmissionError(f"{source}: more than {MAX_FILES} members; a "
+                                          f"submission holds one kernel file per task")
+                name = _check_name(member.name, source)
+                if member.isdir():
+                    continue
+                if member.issym() or member.islnk():
+                    raise SubmissionError(f"{source}: member {member.name!r} is a link; archive "
+                                          f"regular files only")
+                if not member.isfile():
+                    raise SubmissionError(f"{source}: member {member.name!r} is a device, fifo "
+                                          f"or other special file; archive regular files only")
+                if member.size > _cap_for(name):
+                    raise SubmissionError(f"{source}: member {name!r} is {member.size} bytes, "
+                                          f"over the {_cap_for(name)}-byte cap")
+                total += member.size
+                if total > MAX_TOTAL_BYTES:
+                    raise SubmissionError(f"{source}: unpacks to more than {MAX_TOTAL_BYTES} "
+                                          f"bytes; remove what the manifest does not need")
+                if name in files:
+                    raise SubmissionError(f"{source}: member {name!r} appears twice")
+                handle = tar.extractfile(member)
+                data = handle.read(member.size + 1) if handle else b""
+                if len(data) != member.size:
+                    raise SubmissionError(f"{source}: member {name!r} is truncated or lies "
+                                          f"about its size")
+                files[name] = data
+        except (tarfile.TarError, EOFError, OSError) as exc:
+            raise SubmissionError(f"{source}: corrupt archive ({exc}); re-create it") from None
+    return files
+
+
+def _read_folder(source: Path) -> dict[str, bytes]:
+    files: dict[str, bytes] = {}
+    total = 0
+    for path in sorted(source.rglob("*")):
+        rel = path.relative_to(source).as_posix()
+        if path.is_symlink():
+            raise SubmissionError(f"{source}: {rel!r} is a symbolic link; use regular files")
+        if path.is_dir():
+            continue
+        if not path.is_file():
+            raise SubmissionError(f"{source}: {rel!r} is not a regular file")
+        if len(files) >= MAX_FILES:
+            raise SubmissionError(f"{source}: more than {MAX_FILES} files")
+        size = path.stat().st_size
+        if size > _cap_for(rel):
+            raise SubmissionError(f"{source}: {rel!r} is {size} bytes, over the "
+                                  f"{_cap_for(rel)}-byte cap")
+        total += size
+        if total > MAX_TOTAL_BYTES:
+            raise SubmissionError(f"{source}: holds more than {MAX_TOTAL_BYTES} bytes")
+        files[rel] = path.read_bytes()
+    return files
+
+
+def _parse_manifest(text: bytes, source: Path) -> dict[str, Any]:
+    where = f"{source}: {MANIFEST}"
+    try:
+        raw = tomllib.loads(text.decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise SubmissionError(f"{where} is not valid TOML ({exc}); fix its syntax") from None
+    sub = raw.get("submission")
+    if not isinstance(sub, dict) or not isinstance(sub.get("name"), str) or not sub["name"]:
+        raise SubmissionError(f"{where} needs a [submission] table with a non-empty name")
+    tokens = sub.get("tokens")
+    if tokens is not None and not (isinstance(tokens, dict) and
+                                   all(isinstance(v, int) for v in tokens.values())):
+        raise SubmissionError(f"{where}: [submission.tokens] must map names to integers")
+    kernels = raw.get("kernels")
+    if not isinstance(kernels, list) or not kernels:
+        raise SubmissionError(f"{where} needs at least one [[kernels]] entry with task and file")
+    seen: set[str] = set()
+    for i, k in enumerate(kernels, start=1):
+        if not isinstance(k, dict) or not isinstance(k.get("task"), str) or \
+                not isinstance(k.get("file"), str):
+            raise SubmissionError(f"{where}: [[kernels]] entry {i} needs string keys task and file")
+        if not _KERNEL_NAME.match(k["file"]):
+            raise SubmissionError(f"{where}: kernel file {k['file']!r} must be kernels/<name>.py")
+        if "entry" in k and not (isinstance(k["entry"], str) and k["entry"].isidentifier()):
+            raise SubmissionError(f"{where}: entry of {k['task']!r} must be a Python identifier")
+        if k["task"] in seen:
+            raise SubmissionError(f"{where}: task {k['task']!r} listed twice; one kernel per task")
+        seen.add(k["task"])
+    return raw

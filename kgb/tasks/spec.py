@@ -1,0 +1,36 @@
+"""The task spec as a generator is given it (`kgb tasks show ID`)."""
+
+from __future__ import annotations
+
+from kgb.errors import TaskError
+from kgb.tasks.model import Task
+
+
+def find_task(suite: dict[str, Task], task_id: str) -> Task:
+    if task_id not in suite:
+        raise TaskError(f"unknown task id {task_id!r}; `kgb tasks list` shows the suite")
+    return suite[task_id]
+
+
+def render_spec(task: Task) -> str:
+    shapes = "\n".join(
+        f"  - {s.name}: " + ", ".join(f"{k}={v}" for k, v in s.dims) + f"  [{', '.join(s.tags)}]"
+        for s in task.shapes)
+    tolerances = "\n".join(f"  - {d}: atol={t.atol:g} rtol={t.rtol:g} rel_l2={t.rel_l2:g}"
+                           for d, t in task.tolerance)
+    return f"""# {task.id}  ({task.category}, level {task.level}, {task.direction})
+
+{task.description}
+
+Define: {task.signature}
+The entry function `{task.entry}` must compute the result with @triton.jit kernel(s) of its own
+file, launched as kernel[grid](...). Host code may only allocate outputs, query shapes/strides/
+dtypes and make views; PyTorch compute on the host is rejected. Do not modify the inputs.
+
+dtypes: {', '.join(task.dtypes)}
+inputs: {', '.join(task.modes)} distributions (outlier: a few elements amplified by orders of magnitude)
+shapes:
+{shapes}
+accepted when every element is within atol + rtol*|ref| AND ||out-ref||/||ref|| <= rel_l2:
+{tolerances}
+"""
