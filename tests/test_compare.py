@@ -1,0 +1,84 @@
+"""The trusted comparison: allclose AND relative L2, exact NaN/Inf positions, integer slack."""
+
+from __future__ import annotations
+
+import math
+
+import torch
+
+from kgb.runner.compare import compare_outputs
+from kgb.tasks.model import Tolerance
+
+TOL = Tolerance(atol=1e-5, rtol=1e-5, rel_l2=1e-4)
+
+
+def test_identical_outputs_pass_with_zero_error():
+    ref = torch.randn(10, 7)
+    c = compare_outputs([ref.clone()], [ref], TOL)
+    assert c.passed and c.max_abs == 0.0 and c.rel_l2 == 0.0
+
+
+def test_all_zeros_fail_on_tiny_outputs_thanks_to_rel_l2():
+    # softmax over long rows: every value ~1e-6, well inside a loose atol (threat 6)
+    ref = torch.softmax(torch.randn(4, 100_000), dim=-1)
+    loose = Tolerance(atol=1e-3, rtol=1e-3, rel_l2=1e-3)
+    c = compare_outputs([torch.zeros_like(ref)], [ref], loose)
+    assert not c.passed and "relative L2" in c.message and math.isclose(c.rel_l2, 1.0)
+
+
+def test_small_error_within_both_tests_passes():
+    ref = torch.randn(100)
+    c = compare_outputs([ref + 1e-7], [ref], TOL)
+    assert c.passed and 0 < c.max_abs < 1e-6
+
+
+def test_elementwise_outlier_fails_allclose():
+    ref = torch.randn(1000)
+    out = ref.clone()
+    out[17] += 1.0
+    c = compare_outputs([out], [ref], TOL)
+    assert not c.passed and "1 of 1000 elements" in c.message
+
+
+def test_nan_positions_must_match_exactly():
+    ref = torch.tensor([1.0, float("nan"), 3.0])
+    assert compare_outputs([ref.clone()], [ref], TOL).passed
+    out = torch.tensor([1.0, 2.0, 3.0])
+    c = compare_outputs([out], [ref], TOL)
+    assert not c.passed and "NaN positions" in c.message
+    c = compare_outputs([torch.tensor([1.0, float("nan"), float("nan")])], [ref], TOL)
+    assert not c.passed
+
+
+def test_inf_sign_matters():
+    ref = torch.tensor([float("inf"), 1.0])
+    c = compare_outputs([torch.tensor([float("-inf"), 1.0])], [ref], TOL)
+    assert not c.passed and "Inf positions" in c.message
+
+
+def test_shape_dtype_and_count_mismatch():
+    ref = torch.zeros(2, 3)
+    assert "shape" in compare_outputs([torch.zeros(3, 2)], [ref], TOL).message
+    assert "dtype" in compare_outputs([torch.zeros(2, 3, dtype=torch.float16)], [ref], TOL).message
+    assert "2 output(s)" in compare_outputs([ref, ref], [ref], TOL).message
+
+
+def test_integer_outputs_allow_only_int_atol():
+    ref = torch.tensor([1, -5, 127], dtype=torch.int8)
+    off_by_one = torch.tensor([2, -5, 126], dtype=torch.int8)
+    assert not compare_outputs([off_by_one], [ref], TOL).passed
+    assert compare_outputs([off_by_one], [ref], Tolerance(0, 0, 0, int_atol=1)).passed
+    off_by_two = torch.tensor([3, -5, 127], dtype=torch.int8)
+    assert not compare_outputs([off_by_two], [ref], Tolerance(0, 0, 0, int_atol=1)).passed
+
+
+def test_exact_mode_is_bitwise():
+    ref = torch.tensor([1.0, 2.0])
+    assert compare_outputs([ref.clone()], [ref], TOL, exact=True).passed
+    assert not compare_outputs([ref + 1e-7], [ref], TOL, exact=True).passed
+
+
+def test_second_output_checked_too():
+    a, b = torch.randn(5), torch.randn(5)
+    c = compare_outputs([a.clone(), b + 1], [a, b], TOL)
+    assert not c.passed and c.message.startswith("output 1")

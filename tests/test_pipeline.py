@@ -1,0 +1,166 @@
+"""The real pipeline on real Triton kernels (CPU interpreter): candidate worker in a process
+sandbox, trusted judge, verdict. Layer-2 runtime rules get a cheating fixture each, checked with
+the static layer switched off so that the runtime check itself is what catches them."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, write_submission
+from kgb.runner import execute
+from kgb.runner.execute import JobContext, run_job
+from kgb.runner.plan import plan_jobs
+from kgb.sandbox import Limits, create_sandbox
+from kgb.submission import load_submission
+from kgb.tasks import load_suite
+
+pytestmark = pytest.mark.slow
+
+HONEST = (ROOT / "tasks/Math/addcmul/solution.py").read_text()
+
+KERNEL = '''
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _k(x_ptr, t1_ptr, t2_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(x_ptr + offs, mask=m).to(tl.float32)
+    a = tl.load(t1_ptr + offs, mask=m).to(tl.float32)
+    b = tl.load(t2_ptr + offs, mask=m).to(tl.float32)
+    tl.store(out_ptr + offs, (x + 0.5 * a * b).to(out_ptr.dtype.element_ty), mask=m)
+'''
+
+
+def cheat(body: str) -> str:
+    return KERNEL + "\n" + textwrap.dedent(body)
+
+
+def verdict_for(tmp_path: Path, source: str, monkeypatch, static: bool = False,
+                timeout: float = 120.0):
+    if not static:
+        monkeypatch.setattr(execute, "static_findings", lambda source, job: [])
+    sub_dir = write_submission(tmp_path / "sub", {"math.addcmul": source})
+    out = tmp_path / "out"
+    submission = load_submission(sub_dir, out / "submission")
+    suite = load_suite(ROOT / "tasks")
+    job = plan_jobs(suite, submission, "cpu", 1234, only=("math.addcmul",))[0]
+    ctx = JobContext("test", out, create_sandbox("process"), Limits(wall_time_s=timeout),
+                     submission.root)
+    verdict, facts = run_job(job, ctx)
+    return verdict, out / facts["log_dir"]
+
+
+def test_honest_kernel_passes_and_leaves_evidence(tmp_path, monkeypatch):
+    verdict, log_dir = verdict_for(tmp_path, HONEST, monkeypatch)
+    assert verdict.verdict == "passed", verdict.message
+    assert verdict.coverage()["passed"] == verdict.coverage()["cases"] > 0
+    for name in ("job.json", "judge.json", "verdict.json", "stdout.log", "stderr.log",
+                 "out/result.json"):
+        assert (log_dir / name).is_file(), name
+    assert json.loads((log_dir / "verdict.json").read_text())["verdict"] == "passed"
+
+
+def test_input_mutation_rejected_D201(tmp_path, monkeypatch):
+    src = cheat('''
+        def run(x, t1, t2):
+            out = torch.empty_like(x)
+            n = x.numel()
+            _k[(triton.cdiv(n, 256),)](x, t1, t2, out, n, BLOCK=256)
+            _k[(triton.cdiv(n, 256),)](x, t1, t2, t1, n, BLOCK=256)  # scribbles over input t1
+            return out
+    ''')
+    verdict, _ = verdict_for(tmp_path, src, monkeypatch)
+    assert (verdict.verdict, verdict.rule) == ("rejected", "D201")
+
+
+def test_output_aliasing_rejected_D202(tmp_path, monkeypatch):
+    src = cheat('''
+        def run(x, t1, t2):
+            n = x.numel()
+            _k[(triton.cdiv(n, 256),)](x, t1, t2, x, n, BLOCK=256)  # result written into x
+            return x.view(x.shape)
+    ''')
+    verdict, _ = verdict_for(tmp_path, src, monkeypatch)
+    assert (verdict.verdict, verdict.rule) == ("rejected", "D202")
+
+
+def test_tensor_subclass_rejected_D203(tmp_path, monkeypatch):
+    src = cheat('''
+        class Lazy(torch.Tensor):
+            pass
+
+        def run(x, t1, t2):
+            out = torch.empty_like(x)
+            n = x.numel()
+            _k[(triton.cdiv(n, 256),)](x, t1, t2, out, n, BLOCK=256)
+            return out.as_subclass(Lazy)
+    ''')
+    verdict, _ = verdict_for(tmp_path, src, monkeypatch)
+    assert (verdict.verdict, verdict.rule) == ("rejected", "D203")
+
+
+def test_no_launch_rejected_D204(tmp_path, monkeypatch):
+    src = cheat('''
+        def run(x, t1, t2):
+            out = torch.zeros_like(x)
+            n = x.numel()
+            if n < 0:  # the kernel is reachable on paper, never launched
+                _k[(triton.cdiv(n, 256),)](x, t1, t2, out, n, BLOCK=256)
+            return out
+    ''')
+    verdict, _ = verdict_for(tmp_path, src, monkeypatch)
+    assert (verdict.verdict, verdict.rule) == ("rejected", "D204")
+
+
+def test_stale_memory_empty_output_is_incorrect(tmp_path, monkeypatch):
+    # threat 4: launch something, return memory nobody wrote; poisoned or stale, never right
+    src = cheat('''
+        def run(x, t1, t2):
+            scratch = torch.empty_like(x)
+            n = x.numel()
+            _k[(triton.cdiv(n, 256),)](x, t1, t2, scratch, n, BLOCK=256)
+            return torch.empty_like(x)
+    ''')
+    verdict, _ = verdict_for(tmp_path, src, monkeypatch)
+    assert verdict.verdict == "incorrect", verdict.message
+
+
+def test_killed_worker_is_crashed(tmp_path, monkeypatch):
+    src = cheat('''
+        import os, signal
+
+        def run(x, t1, t2):
+            os.kill(os.getpid(), signal.SIGKILL)
+    ''')
+    verdict, _ = verdict_for(tmp_path, src, monkeypatch)
+    assert verdict.verdict == "crashed" and "signal 9" in verdict.message
+
+
+def test_syntax_error_is_compile_error(tmp_path, monkeypatch):
+    verdict, _ = verdict_for(tmp_path, "def run(x:\n", monkeypatch)
+    assert verdict.verdict == "compile_error" and "SyntaxError" in verdict.message
+
+
+def test_missing_entry_is_compile_error(tmp_path, monkeypatch):
+    verdict, _ = verdict_for(tmp_path, KERNEL + "\ndef forward(x, t1, t2):\n    pass\n",
+                             monkeypatch)
+    assert verdict.verdict == "compile_error" and "'run'" in verdict.message
+
+
+def test_sleeping_kernel_times_out(tmp_path, monkeypatch):
+    src = cheat('''
+        import time
+
+        def run(x, t1, t2):
+            time.sleep(3600)
+    ''')
+    verdict, _ = verdict_for(tmp_path, src, monkeypatch, timeout=8)
+    assert verdict.verdict == "timeout"

@@ -1,0 +1,163 @@
+"""Safe unpacking (threat 27): every hostile archive is refused with one clear line and exit 2,
+and nothing is written outside the target folder."""
+
+from __future__ import annotations
+
+import io
+import tarfile
+from pathlib import Path
+
+import pytest
+
+from kgb import submission as sub_mod
+from kgb.errors import SubmissionError
+from kgb.submission import load_submission
+
+MANIFEST = b'[submission]\nname = "x"\n[[kernels]]\ntask = "math.addcmul"\nfile = "kernels/a.py"\n'
+
+
+def make_tar(path: Path, members: list[tuple[tarfile.TarInfo, bytes | None]], mode="w") -> Path:
+    with tarfile.open(path, mode) as tar:
+        for info, data in members:
+            if data is not None:
+                info.size = len(data)
+                tar.addfile(info, io.BytesIO(data))
+            else:
+                tar.addfile(info)
+    return path
+
+
+def reg(name: str) -> tarfile.TarInfo:
+    return tarfile.TarInfo(name)
+
+
+def good_members():
+    return [(reg("manifest.toml"), MANIFEST), (reg("kernels/a.py"), b"def run(x): pass\n")]
+
+
+def test_valid_tar_gz_unpacks(tmp_path):
+    tar = make_tar(tmp_path / "s.tar.gz", good_members(), mode="w:gz")
+    s = load_submission(tar, tmp_path / "out")
+    assert [k.task for k in s.kernels] == ["math.addcmul"]
+    assert s.kernels[0].path.read_text() == "def run(x): pass\n"
+    assert s.token_log is None
+
+
+def test_folder_submission_unpacks(tmp_path):
+    src = tmp_path / "src"
+    (src / "kernels").mkdir(parents=True)
+    (src / "manifest.toml").write_bytes(MANIFEST)
+    (src / "kernels" / "a.py").write_text("x = 1\n")
+    s = load_submission(src, tmp_path / "out")
+    assert s.kernels[0].path.parent.parent == tmp_path / "out"
+
+
+@pytest.mark.parametrize("name,needle", [
+    ("../evil.py", "'..'"),
+    ("kernels/../../evil.py", "'..'"),
+    ("/etc/evil.py", "absolute path"),
+])
+def test_path_escapes_refused(tmp_path, name, needle):
+    tar = make_tar(tmp_path / "s.tar", good_members() + [(reg(name), b"boom")])
+    with pytest.raises(SubmissionError, match=needle):
+        load_submission(tar, tmp_path / "deep" / "out")
+    assert not (tmp_path / "evil.py").exists() and not (tmp_path / "deep" / "evil.py").exists()
+
+
+@pytest.mark.parametrize("kind,needle", [
+    (tarfile.SYMTYPE, "link"), (tarfile.LNKTYPE, "link"),
+    (tarfile.CHRTYPE, "device"), (tarfile.FIFOTYPE, "device"),
+])
+def test_special_members_refused(tmp_path, kind, needle):
+    info = reg("kernels/a.py")
+    info.type = kind
+    info.linkname = "/etc/passwd"
+    tar = make_tar(tmp_path / "s.tar", [(reg("manifest.toml"), MANIFEST), (info, None)])
+    with pytest.raises(SubmissionError, match=needle):
+        load_submission(tar, tmp_path / "out")
+
+
+def test_symlink_in_folder_refused(tmp_path):
+    src = tmp_path / "src"
+    (src / "kernels").mkdir(parents=True)
+    (src / "manifest.toml").write_bytes(MANIFEST)
+    (src / "kernels" / "a.py").symlink_to("/etc/passwd")
+    with pytest.raises(SubmissionError, match="symbolic link"):
+        load_submission(src, tmp_path / "out")
+
+
+def test_file_not_in_manifest_refused(tmp_path):
+    tar = make_tar(tmp_path / "s.tar", good_members() + [(reg("kernels/extra.py"), b"x")])
+    with pytest.raises(SubmissionError, match="not named by manifest.toml"):
+        load_submission(tar, tmp_path / "out")
+
+
+def test_oversize_member_refused(tmp_path, monkeypatch):
+    monkeypatch.setattr(sub_mod, "MAX_FILE_BYTES", 10)
+    tar = make_tar(tmp_path / "s.tar", good_members())
+    with pytest.raises(SubmissionError, match="over the 10-byte cap"):
+        load_submission(tar, tmp_path / "out")
+
+
+def test_too_many_members_refused(tmp_path, monkeypatch):
+    monkeypatch.setattr(sub_mod, "MAX_FILES", 3)
+    members = good_members() + [(reg(f"kernels/b{i}.py"), b"x") for i in range(5)]
+    with pytest.raises(SubmissionError, match="more than 3 members"):
+        load_submission(make_tar(tmp_path / "s.tar", members), tmp_path / "out")
+
+
+def test_tar_bomb_total_size_refused(tmp_path, monkeypatch):
+    monkeypatch.setattr(sub_mod, "MAX_TOTAL_BYTES", 50)
+    members = good_members() + [(reg("tokens.jsonl"), b"x" * 100)]
+    with pytest.raises(SubmissionError, match="unpacks to more than 50 bytes"):
+        load_submission(make_tar(tmp_path / "s.tar.gz", members, "w:gz"), tmp_path / "out")
+
+
+@pytest.mark.parametrize("manifest,needle", [
+    (None, "no manifest.toml"),
+    (b"[submission\nname=", "not valid TOML"),
+    (b'[[kernels]]\ntask="a"\nfile="kernels/a.py"\n', "needs a \\[submission\\] table"),
+    (b'[submission]\nname="x"\n', "at least one \\[\\[kernels\\]\\]"),
+    (b'[submission]\nname="x"\n[[kernels]]\ntask="a"\nfile="evil/a.py"\n', "must be kernels/"),
+    (b'[submission]\nname="x"\n[[kernels]]\ntask="a"\nfile="kernels/a.py"\n'
+     b'[[kernels]]\ntask="a"\nfile="kernels/a.py"\n', "listed twice"),
+])
+def test_bad_manifests_refused(tmp_path, manifest, needle):
+    members = [(reg("kernels/a.py"), b"x")]
+    if manifest is not None:
+        members.insert(0, (reg("manifest.toml"), manifest))
+    with pytest.raises(SubmissionError, match=needle):
+        load_submission(make_tar(tmp_path / "s.tar", members), tmp_path / "out")
+
+
+def test_manifest_names_absent_file(tmp_path):
+    tar = make_tar(tmp_path / "s.tar", [(reg("manifest.toml"), MANIFEST)])
+    with pytest.raises(SubmissionError, match="does not contain it"):
+        load_submission(tar, tmp_path / "out")
+
+
+def test_not_an_archive(tmp_path):
+    junk = tmp_path / "junk.tar"
+    junk.write_bytes(b"\x00garbage" * 10)
+    with pytest.raises(SubmissionError, match="not a readable"):
+        load_submission(junk, tmp_path / "out")
+
+
+def test_cli_bad_archive_is_one_line_exit_2(tmp_path, kgb):
+    tar = make_tar(tmp_path / "s.tar", good_members() + [(reg("../evil.py"), b"x")])
+    proc = kgb("verify", tar, "--out", tmp_path / "o", "--device", "cpu", timeout=120)
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("kgb: ") and "'..'" in lines[0]
+    assert "Traceback" not in proc.stderr
+
+
+def test_cli_unknown_task_id_exit_2(tmp_path, kgb):
+    src = tmp_path / "src"
+    (src / "kernels").mkdir(parents=True)
+    (src / "manifest.toml").write_text(
+        '[submission]\nname="x"\n[[kernels]]\ntask="no.such_task"\nfile="kernels/a.py"\n')
+    (src / "kernels" / "a.py").write_text("x = 1\n")
+    proc = kgb("verify", src, "--out", tmp_path / "o", "--device", "cpu", timeout=120)
+    assert proc.returncode == 2
+    assert "unknown task id 'no.such_task'" in proc.stderr and "Traceback" not in proc.stderr
