@@ -19,6 +19,7 @@ from typing import Any
 
 # Captured before any candidate code exists in this process (threat 14).
 _perf_counter = time.perf_counter
+_Event: Any = None
 
 
 def main(job_dir: Path) -> int:
@@ -38,6 +39,9 @@ def main(job_dir: Path) -> int:
 def _run(job: dict, result: dict) -> None:
     import torch
     import triton  # noqa: F401
+
+    global _Event
+    _Event = torch.cuda.Event  # captured before the candidate is imported (threat 14)
 
     from kgb.runner.caseio import fingerprint, generate_inputs, load_module, output_file
     from kgb.runner.hooks import LaunchCounter, keep_first_autotune_config
@@ -102,7 +106,46 @@ def _run(job: dict, result: dict) -> None:
                               "shape": list(o.shape), "device": str(o.device)} for o in outputs]
         record["output_file"] = output_file(index)
         save_outputs(outputs, out_dir / record["output_file"])
+    result["stage"] = "timing"
+    if device.startswith("cuda"):
+        result["timing"] = _time_largest_case(job, result, reference, entry, device)
     result["stage"] = "done"
+
+
+def _time_largest_case(job: dict, result: dict, reference, entry, device: str) -> dict | None:
+    """A first, simple figure: median of CUDA-event times on the largest passing standard case.
+    The full timing protocol (L2 flush, input rotation, baselines) belongs to kgb.bench."""
+    import torch
+
+    from kgb.runner.caseio import generate_inputs
+
+    ok = {c["id"] for c in result["cases"] if c["status"] == "ok"}
+    candidates = [c for c in job["cases"] if c["id"] in ok and c["mode"] == "standard"]
+    if not candidates:
+        return None
+    case = max(candidates, key=lambda c: _numel(c["dims"]))
+    inputs = generate_inputs(reference, case, device)
+    for _ in range(2):
+        entry(*inputs)
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(10):
+        start, end = _Event(enable_timing=True), _Event(enable_timing=True)
+        start.record()
+        entry(*inputs)
+        end.record()
+        torch.cuda.synchronize()
+        times.append(start.elapsed_time(end))
+    times.sort()
+    return {"case": case["id"], "median_ms": times[len(times) // 2], "reps": len(times),
+            "method": "cuda-events, no L2 flush"}
+
+
+def _numel(dims: dict) -> int:
+    n = 1
+    for v in dims.values():
+        n *= int(v)
+    return n
 
 
 def _error_type(exc: BaseException) -> str:

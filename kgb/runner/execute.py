@@ -75,6 +75,10 @@ def run_job(job: Job, ctx: JobContext) -> tuple[Verdict, dict[str, Any]]:
     if isinstance(result, dict) and result.get("autotune_first_config") and limits and \
             "autotune" in limits.features:
         facts["note"] = "autotune ran its first config only (CPU interpreter)"
+    timing = result.get("timing") if isinstance(result, dict) else None
+    if isinstance(timing, dict) and isinstance(timing.get("median_ms"), (int, float)):
+        facts["time_ms"] = float(timing["median_ms"])
+        facts["timed_case"] = str(timing.get("case"))
     judge = None
     if isinstance(result, dict) and not execution.timed_out:
         judge = _run_judge(job_dir, ctx.out_dir / "refcache", job.device)
@@ -160,7 +164,8 @@ def _run_candidate(job: Job, job_dir: Path, out: Path, ctx: JobContext) -> ExecR
 
 def _run_judge(job_dir: Path, cache: Path, device: str) -> dict | None:
     env = dict(os.environ, TRITON_INTERPRET="1") if device == "cpu" else dict(os.environ)
-    env["PYTHONPATH"] = str(KGB_ROOT.parent)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(KGB_ROOT.parent),
+                                                    os.environ.get("PYTHONPATH")) if p)
     try:
         proc = subprocess.run([sys.executable, "-m", "kgb.runner.judge", str(job_dir), str(cache),
                                device],
