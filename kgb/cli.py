@@ -38,15 +38,18 @@ def cli() -> None:
 @click.option("--only", "only", default=None, help="Comma-separated task ids to run.")
 @click.option("--seed", type=int, default=None,
               help="Reuse a run seed (to reproduce a report); default: a fresh secret one.")
+@click.option("--pricing", type=click.Path(path_type=Path), default=None,
+              help="TOML price table for the submission's tokens.jsonl (see `kgb cost`).")
 @click.option("--json", "as_json", is_flag=True, help="Print report.json instead of a table.")
 def verify(submission: Path, tasks_dir: Path, out_dir: Path, device: str, sandbox_name: str,
-           timeout: float | None, only: str | None, seed: int | None, as_json: bool) -> None:
+           timeout: float | None, only: str | None, seed: int | None, pricing: Path | None,
+           as_json: bool) -> None:
     """Verify every kernel of SUBMISSION (.tar, .tar.gz or folder) against the task suite."""
     from kgb.runner.verify import VerifyOptions, run_verify
 
     options = VerifyOptions(
         submission=submission, tasks_dir=tasks_dir, out_dir=out_dir, device=device,
-        sandbox=sandbox_name, timeout_s=timeout, seed=seed,
+        sandbox=sandbox_name, timeout_s=timeout, seed=seed, pricing=pricing,
         only=tuple(t.strip() for t in only.split(",") if t.strip()) if only else None)
     run_verify(options, as_json=as_json)
 
@@ -84,6 +87,32 @@ def rules(as_json: bool) -> None:
     from kgb.report.terminal import print_rules
 
     print_rules(as_json=as_json)
+
+
+@cli.command()
+@click.argument("tokens", type=click.Path(path_type=Path))
+@click.option("--pricing", type=click.Path(path_type=Path), default=None,
+              help="TOML price table (USD per million tokens); see examples/pricing.example.toml.")
+@click.option("--report", type=click.Path(path_type=Path), default=None,
+              help="report.json of `kgb verify`: verdicts and speedups to join with.")
+@click.option("--manifest", type=click.Path(path_type=Path), default=None,
+              help="manifest.toml: kernel task ids and declared [submission.tokens] totals.")
+@click.option("--json", "as_json", is_flag=True, help="Print the full cost section as JSON.")
+@click.option("--csv", "as_csv", is_flag=True, help="Print one CSV row per task.")
+def cost(tokens: Path, pricing: Path | None, report: Path | None, manifest: Path | None,
+         as_json: bool, as_csv: bool) -> None:
+    """Tokens, cost and wall time of TOKENS (a tokens.jsonl), with an audit of the log."""
+    from kgb.cost import render, section_from_files
+
+    if as_json and as_csv:
+        raise click.UsageError("--json and --csv are exclusive")
+    section = section_from_files(tokens, pricing, report, manifest)
+    if as_json or as_csv:
+        click.echo(render.to_json(section) if as_json else render.to_csv(section), nl=as_json)
+    else:
+        from rich.console import Console
+
+        Console().print(render.terminal(section))
 
 
 def main() -> None:

@@ -35,7 +35,7 @@ def job_entry(job, verdict, facts: dict) -> dict[str, Any]:
 
 
 def build_report(*, seed: int, device: str, sandbox, submission, results, complete: bool,
-                 limits) -> dict[str, Any]:
+                 limits, pricing: Path | None = None) -> dict[str, Any]:
     jobs = [job_entry(job, verdict, facts) for job, verdict, facts in results]
     counts = {v: 0 for v in VERDICTS}
     for j in jobs:
@@ -54,16 +54,14 @@ def build_report(*, seed: int, device: str, sandbox, submission, results, comple
                     "submitted": sum(j["verdict"] != "missing" for j in jobs)},
     }
     if submission.token_log is not None:
-        report["cost"] = _cost(submission, jobs)
+        report["cost"] = _cost(submission, jobs, pricing)
     return report
 
 
-def _cost(submission, jobs: list[dict]) -> dict:
-    try:
-        from kgb.cost import cost_section
-    except ImportError:
-        return {"available": False, "reason": "this build of kgb has no cost module"}
-    return cost_section(submission.token_log, None, [k.task for k in submission.kernels], jobs,
+def _cost(submission, jobs: list[dict], pricing: Path | None) -> dict:
+    from kgb.cost import cost_section
+
+    return cost_section(submission.token_log, pricing, [k.task for k in submission.kernels], jobs,
                         submission.declared_tokens)
 
 

@@ -74,6 +74,10 @@ def print_report(report: dict, as_json: bool = False, out_dir: Path | None = Non
     if env["interpreter"]:
         console.print("[dim]CPU run: kernels ran in Triton's interpreter; timings are not "
                       "meaningful; 'n/c' cases could not be checked on this device.[/]")
+    if "cost" in report:
+        from kgb.cost.render import terminal as cost_tables
+
+        console.print(cost_tables(report["cost"]))
     sandbox = env["sandbox"]
     console.print(f"[dim]sandbox {sandbox['backend']} (isolation: {sandbox['isolation']}), "
                   f"seed {report['seed']}[/]")

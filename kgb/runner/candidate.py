@@ -104,8 +104,13 @@ def _run(job: dict, result: dict) -> None:
             continue
         record["outputs"] = [{"dtype": str(o.dtype).removeprefix("torch."),
                               "shape": list(o.shape), "device": str(o.device)} for o in outputs]
+        try:
+            save_outputs(outputs, out_dir / output_file(index))
+        except Exception as exc:  # noqa: BLE001 - e.g. over the output cap
+            record["status"], record["error"] = "raised", f"outputs could not be saved: {exc}"
+            record["error_type"] = "runtime"
+            continue
         record["output_file"] = output_file(index)
-        save_outputs(outputs, out_dir / record["output_file"])
     result["stage"] = "timing"
     if device.startswith("cuda"):
         result["timing"] = _time_largest_case(job, result, reference, entry, device)
@@ -159,7 +164,10 @@ def _describe(exc: BaseException) -> str:
     tb = traceback.extract_tb(exc.__traceback__)
     where = next((f"{Path(f.filename).name}:{f.lineno}" for f in reversed(tb)
                   if "kernels" in f.filename or "kgb_candidate" in f.filename), None)
-    text = f"{type(exc).__name__}: {str(exc).strip().splitlines()[0] if str(exc).strip() else ''}"
+    lines = [ln.strip() for ln in str(exc).strip().splitlines() if ln.strip()]
+    # Triton's compile errors put the location first and the cause last: keep both.
+    detail = " ... ".join(dict.fromkeys([lines[0], lines[-1]])) if lines else ""
+    text = f"{type(exc).__name__}: {detail}"
     return f"{text[:500]} ({where})" if where else text[:500]
 
 

@@ -82,6 +82,7 @@ def run_job(job: Job, ctx: JobContext) -> tuple[Verdict, dict[str, Any]]:
     judge = None
     if isinstance(result, dict) and not execution.timed_out:
         judge = _run_judge(job_dir, ctx.out_dir / "refcache", job.device)
+        _prune_large_files((out, ctx.out_dir / "refcache" / job.task.id))
     verdict = decide(has_kernel=True, findings=[], execution=execution, result=result,
                      judge=judge, limits=limits, timeout_s=ctx.limits.wall_time_s,
                      planned=planned)
@@ -175,6 +176,18 @@ def _run_judge(job_dir: Path, cache: Path, device: str) -> dict | None:
         return None
     (job_dir / "judge.log").write_text(proc.stderr[-20000:])
     return _read_json(job_dir / "judge.json") if proc.returncode == 0 else None
+
+
+EVIDENCE_BYTES = 16 << 20
+
+
+def _prune_large_files(folders: tuple[Path, ...]) -> None:
+    """GPU-sized outputs are judged, then dropped: job folders keep evidence files up to
+    EVIDENCE_BYTES so a run does not leave gigabytes behind."""
+    for folder in folders:
+        for path in folder.glob("*.safetensors"):
+            if path.stat().st_size > EVIDENCE_BYTES:
+                path.unlink()
 
 
 def _read_json(path: Path) -> Any:

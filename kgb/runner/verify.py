@@ -29,6 +29,7 @@ class VerifyOptions:
     timeout_s: float | None = None
     seed: int | None = None
     only: tuple[str, ...] | None = None
+    pricing: Path | None = None
 
 
 def resolve_device(requested: str) -> str:
@@ -59,6 +60,8 @@ def run_verify(options: VerifyOptions, as_json: bool = False) -> dict:
         if bad:
             raise BadInput(f"--only names unknown task id {bad[0]!r}; `kgb tasks list` shows "
                            f"the suite")
+    if options.pricing is not None and not options.pricing.is_file():
+        raise BadInput(f"--pricing {options.pricing}: no such file")
     device = resolve_device(options.device)
     seed = options.seed if options.seed is not None else secrets.randbits(63)
     run_id = secrets.token_hex(4)
@@ -84,7 +87,8 @@ def run_verify(options: VerifyOptions, as_json: bool = False) -> dict:
     finally:
         sandbox.close()
     report = build_report(seed=seed, device=device, sandbox=sandbox, submission=submission,
-                          results=results, complete=failure is None, limits=limits)
+                          results=results, complete=failure is None, limits=limits,
+                          pricing=options.pricing)
     write_report(report, out_dir)
     if failure is not None:
         raise InfraError(f"{failure.message} (partial report in {out_dir / 'report.json'})")

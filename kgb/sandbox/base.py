@@ -32,7 +32,7 @@ class Limits:
     wall_time_s: float = 300.0
     memory_bytes: int = 8 * GiB
     max_processes: int = 256
-    output_bytes: int = 256 * MiB  # the writable output folder, all files together
+    output_bytes: int = 8 * GiB  # the writable output folder (GPU-sized outputs cross here)
     tmp_bytes: int = 512 * MiB
     cpus: float = 2.0
     log_bytes: int = 1 * MiB  # stdout and stderr are each kept up to this, the rest dropped

@@ -34,12 +34,15 @@ def integers(shape: tuple[int, ...], low: int, high: int, gen: torch.Generator,
 
 def with_outliers(t: torch.Tensor, gen: torch.Generator, scale: float = OUTLIER_SCALE,
                   fraction: float = OUTLIER_FRACTION) -> torch.Tensor:
-    """A copy of `t` with a few elements multiplied by `scale` (and sign-flipped at random):
-    catches kernels that skip max-subtraction, use naive variance or a narrower dtype."""
+    """A copy of `t` with a few elements multiplied by `scale` (sign-flipped at odd positions):
+    catches kernels that skip max-subtraction, use naive variance or a narrower dtype.
+
+    Deterministic even when the random positions repeat: every write to one position stores
+    the same value (CUDA's index_put with duplicate indices picks an arbitrary writer)."""
     flat = t.detach().clone().reshape(-1)
     count = max(1, int(flat.numel() * fraction))
     idx = torch.randint(0, flat.numel(), (count,), generator=gen, device=gen.device)
-    sign = torch.randint(0, 2, (count,), generator=gen, device=gen.device) * 2 - 1
+    sign = 1 - 2 * (idx % 2)
     limit = torch.finfo(t.dtype).max if t.dtype.is_floating_point else None
     amplified = flat[idx].float() * scale * sign
     if limit is not None:

@@ -1,0 +1,94 @@
+"""The README's promises, end to end through the real CLI: the honest example passes whole, the
+broken one gets the right verdict per kernel, and report.json has the documented shape."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ROOT
+
+pytestmark = pytest.mark.slow
+
+
+def test_honest_example_is_the_suite_solutions():
+    proc = subprocess.run([sys.executable, "scripts/build_honest_example.py", "--check"],
+                          cwd=ROOT, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout
+
+
+def test_honest_example_all_passed(tmp_path, kgb):
+    proc = kgb("verify", "examples/honest", "--device", "cpu", "--sandbox", "process",
+               "--out", tmp_path, timeout=1800)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    report = json.loads((tmp_path / "report.json").read_text())
+    bad = {j["task"]: (j["verdict"], j["message"]) for j in report["jobs"]
+           if j["verdict"] != "passed"}
+    assert not bad
+    assert report["summary"]["counts"]["passed"] == 16
+    for job in report["jobs"]:
+        assert job["coverage"]["checked"] > 0
+        assert all(c["status"] in ("passed", "not_checkable") for c in job["cases"])
+
+
+def test_broken_example_verdicts(tmp_path, kgb):
+    proc = kgb("verify", "examples/broken", "--device", "cpu", "--sandbox", "process",
+               "--timeout", "20", "--out", tmp_path, timeout=900)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    report = json.loads((tmp_path / "report.json").read_text())
+    verdicts = {j["task"]: j["verdict"] for j in report["jobs"]}
+    assert verdicts["math.addcmul"] == "incorrect"
+    assert verdicts["activation.gelu_tanh"] == "crashed"
+    assert verdicts["reduce.sum_rows"] == "timeout"
+    assert verdicts["normalization.rms_norm"] == "incorrect"
+    assert all(v == "missing" for t, v in verdicts.items()
+               if t not in {"math.addcmul", "activation.gelu_tanh", "reduce.sum_rows",
+                            "normalization.rms_norm"})
+    # the documented report shape
+    assert report["schema_version"] == 1 and isinstance(report["seed"], int)
+    env = report["environment"]
+    for key in ("kgb", "torch", "triton", "device", "sandbox"):
+        assert key in env
+    assert env["sandbox"]["backend"] == "process" and env["sandbox"]["isolation"] == "none"
+    for job in report["jobs"]:
+        for key in ("task", "category", "verdict", "rule", "message", "cases"):
+            assert key in job
+    assert sum(report["summary"]["counts"].values()) == len(report["jobs"])
+    # per-case errors are recorded for the wrong kernel
+    wrong = next(j for j in report["jobs"] if j["task"] == "math.addcmul")
+    assert any(c["status"] == "failed" and c["message"] for c in wrong["cases"])
+    # the table went to stdout, the progress bar did not break it
+    assert "incorrect" in proc.stdout and "timeout" in proc.stdout
+
+
+def test_verify_carries_the_cost_section(tmp_path, kgb):
+    from conftest import write_submission
+
+    sub = write_submission(tmp_path / "sub", {
+        "math.addcmul": (ROOT / "tasks/Math/addcmul/solution.py").read_text()})
+    (sub / "tokens.jsonl").write_text(
+        '{"task": "math.addcmul", "attempt": 1, "model": "gpt-4o", "started": 0, "ended": 10,'
+        ' "usage": {"prompt_tokens": 1000, "completion_tokens": 500}}\n'
+        '{"task": "math.addcmul", "attempt": 2, "model": "gpt-4o", "started": 20, "ended": 30,'
+        ' "usage": {"prompt_tokens": 3000, "completion_tokens": 500}}\n'
+        'not json\n')
+    pricing = tmp_path / "prices.toml"
+    pricing.write_text('currency = "USD"\n[models."gpt-4o"]\ninput = 2.0\noutput = 10.0\n')
+    proc = kgb("verify", sub, "--device", "cpu", "--sandbox", "process", "--only",
+               "math.addcmul", "--pricing", pricing, "--out", tmp_path / "o", timeout=600)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    report = json.loads((tmp_path / "o" / "report.json").read_text())
+    cost = report["cost"]
+    # 4000 input tokens at $2/M + 1000 output at $10/M = $0.018, one passed kernel
+    assert cost["totals"]["cost"] == {"usd": pytest.approx(0.018), "status": "complete",
+                                      "unpriced_tokens": 0}
+    assert cost["totals"]["tokens"]["total"] == 5000
+    per_correct = cost["per_correct_kernel"]
+    assert per_correct["available"] and per_correct["kernels"] == 1
+    assert per_correct["cost_usd"] == pytest.approx(0.018)
+    assert cost["per_fast_1_kernel"]["available"] is False  # no speedups yet: never zero
+    assert any(f["code"] == "T101" and f["lines"] == [3] for f in cost["findings"])
+    assert "Token cost" in proc.stdout
