@@ -13,6 +13,7 @@ from kgb.report.json_report import build_report, write_report
 from kgb.runner.execute import JobContext, run_job
 from kgb.runner.plan import Job, plan_jobs
 from kgb.sandbox.base import Limits, create_sandbox
+from kgb.sandbox.overrides import apply_overrides
 from kgb.submission import load_submission
 from kgb.tasks import load_suite
 
@@ -30,6 +31,7 @@ class VerifyOptions:
     seed: int | None = None
     only: tuple[str, ...] | None = None
     pricing: Path | None = None
+    limits: tuple[str, ...] = ()  # KEY=VALUE overrides of the sandbox Limits
 
 
 def resolve_device(requested: str) -> str:
@@ -66,7 +68,8 @@ def run_verify(options: VerifyOptions, as_json: bool = False) -> dict:
     seed = options.seed if options.seed is not None else secrets.randbits(63)
     run_id = secrets.token_hex(4)
     kind = "cpu" if device == "cpu" else "cuda"
-    limits = Limits(wall_time_s=options.timeout_s or DEFAULT_TIMEOUT_S[kind])
+    limits = apply_overrides(Limits(wall_time_s=options.timeout_s or DEFAULT_TIMEOUT_S[kind]),
+                             options.limits)
     sandbox = create_sandbox(options.sandbox)
     jobs = plan_jobs(suite, submission, device, seed, options.only)
     ctx = JobContext(run_id, out_dir, sandbox, limits, submission.root)
