@@ -16,7 +16,10 @@ STYLE = {"passed": "green", "rejected": "bold red", "incorrect": "red",
 
 
 def _console() -> Console:
-    return Console(highlight=False)
+    console = Console(highlight=False)
+    if not console.is_terminal:  # logs and pipes: wide enough for the verdict table on one line
+        console = Console(highlight=False, width=max(console.width, 120))
+    return console
 
 
 class JobProgress:
@@ -53,13 +56,13 @@ def print_report(report: dict, as_json: bool = False, out_dir: Path | None = Non
     console = _console()
     env = report["environment"]
     table = Table(title=f"kgb verify — {report['submission']['name']} on {env['device_name']}")
-    for col in ("task", "category", "verdict", "rule", "cases", "max rel err", "time"):
-        table.add_column(col, no_wrap=col in ("task", "verdict"))
+    for col in ("task", "category", "verdict", "rule", "cases", "max rel err", "time ms"):
+        table.add_column(col, no_wrap=True)
     for job in report["jobs"]:
         cov = job["coverage"]
-        cases = f"{cov['passed']}/{cov['cases']}" + (f" ({cov['not_checkable']} n/c)"
+        cases = f"{cov['passed']}/{cov['cases']}" + (f" +{cov['not_checkable']} n/c"
                                                      if cov["not_checkable"] else "")
-        time = "n/a (interp.)" if not env["timings_meaningful"] else _fmt(job["time_ms"], ".3f")
+        time = "n/a" if not env["timings_meaningful"] else _fmt(job["time_ms"], ".3f")
         table.add_row(job["task"], job["category"],
                       f"[{STYLE.get(job['verdict'], '')}]{job['verdict']}[/]",
                       job["rule"] or "", cases if cov["cases"] else "",
@@ -72,8 +75,9 @@ def print_report(report: dict, as_json: bool = False, out_dir: Path | None = Non
             where = f" at {job['location']}" if job.get("location") else ""
             console.print(f"  [dim]{job['task']}[/]: {job['message']}{where}")
     if env["interpreter"]:
-        console.print("[dim]CPU run: kernels ran in Triton's interpreter; timings are not "
-                      "meaningful; 'n/c' cases could not be checked on this device.[/]")
+        console.print("[dim]CPU run: kernels ran in Triton's interpreter, so no timing is "
+                      "meaningful (n/a); 'n/c': cases the interpreter cannot check, left to the "
+                      "GPU run.[/]")
     if "cost" in report:
         from kgb.cost.render import terminal as cost_tables
 
