@@ -127,3 +127,10 @@ def run(a):
     assert scan(src).features == {"libdevice", "bf16-dot", "bool-ops", "autotune"}
     assert scan("def run(x):\n    return x and x\n").features == frozenset()
     assert scan("def (:").features == frozenset()
+
+
+def test_bf16_dot_is_checkable_once_the_interpreter_is_fixed():
+    src = "import triton.language as tl\n@triton.jit\ndef k(a):\n    tl.dot(a, a)\n"
+    assert scan(src).skip_reason("bfloat16") is not None
+    assert scan(src, bf16_dot_fixed=True).skip_reason("bfloat16") is None
+    assert scan(src).skip_reason("float16") is None

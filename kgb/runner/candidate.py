@@ -51,7 +51,10 @@ def _run(job: dict, result: dict) -> None:
     device = job["device"]
     out_dir = Path(job["out_dir"])
     if job["interpreter"]:
+        from kgb.runner.interpreter_fixes import apply as fix_interpreter
+
         result["autotune_first_config"] = keep_first_autotune_config()
+        result["interpreter_fixes"] = list(fix_interpreter())
     counter = LaunchCounter(job["kernel_path"])
     counter.install()
     reference = load_module(Path(job["reference_path"]), "kgb_task_reference")

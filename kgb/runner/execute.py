@@ -18,7 +18,8 @@ from typing import Any
 
 import kgb
 from kgb.anticheat.registry import Finding
-from kgb.runner.interpreter import InterpreterLimits, scan
+from kgb.runner import interpreter_fixes
+from kgb.runner.interpreter import scan
 from kgb.runner.plan import Job
 from kgb.runner.verdict import Verdict, decide
 from kgb.sandbox.base import ExecResult, Limits, Sandbox, SandboxRequest
@@ -60,7 +61,7 @@ def run_job(job: Job, ctx: JobContext) -> tuple[Verdict, dict[str, Any]]:
                                        planned=planned), facts)
 
     interpreter = job.device == "cpu"
-    limits = scan(source) if interpreter else None
+    limits = scan(source, interpreter_fixes.available()) if interpreter else None
     planned = {c.id: (limits.skip_reason(c.dtype) if limits else None) for c in job.cases}
     if limits and limits.features:
         facts["interpreter_limits"] = sorted(limits.features)
@@ -75,6 +76,8 @@ def run_job(job: Job, ctx: JobContext) -> tuple[Verdict, dict[str, Any]]:
     if isinstance(result, dict) and result.get("autotune_first_config") and limits and \
             "autotune" in limits.features:
         facts["note"] = "autotune ran its first config only (CPU interpreter)"
+    if interpreter and isinstance(result, dict):
+        facts["interpreter_fixes"] = [str(f) for f in result.get("interpreter_fixes", [])][:8]
     timing = result.get("timing") if isinstance(result, dict) else None
     if isinstance(timing, dict) and isinstance(timing.get("median_ms"), (int, float)):
         facts["time_ms"] = float(timing["median_ms"])

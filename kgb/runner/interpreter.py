@@ -27,10 +27,11 @@ EXPLANATIONS = {
 @dataclass(frozen=True)
 class InterpreterLimits:
     features: frozenset[str]
+    bf16_dot_fixed: bool = False  # kgb.runner.interpreter_fixes repairs bf16 tl.dot here
 
     def skip_reason(self, dtype: str) -> str | None:
         """Why a case cannot even be attempted on the interpreter (judged before running)."""
-        if BF16_DOT in self.features and dtype == "bfloat16":
+        if BF16_DOT in self.features and dtype == "bfloat16" and not self.bf16_dot_fixed:
             return EXPLANATIONS[BF16_DOT]
         return None
 
@@ -91,11 +92,11 @@ class _Scanner(cst.CSTVisitor):
             self.features.add(BOOL_OPS)
 
 
-def scan(source: str) -> InterpreterLimits:
+def scan(source: str, bf16_dot_fixed: bool = False) -> InterpreterLimits:
     try:
         module = cst.parse_module(source)
-    except cst.ParserSyntaxError:
-        return InterpreterLimits(frozenset())  # the static layer reports the syntax error
+    except cst.ParserSyntaxError:  # the static layer reports the syntax error
+        return InterpreterLimits(frozenset(), bf16_dot_fixed)
     scanner = _Scanner()
     module.visit(scanner)
-    return InterpreterLimits(frozenset(scanner.features))
+    return InterpreterLimits(frozenset(scanner.features), bf16_dot_fixed)
