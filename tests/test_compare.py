@@ -67,9 +67,9 @@ def test_integer_outputs_allow_only_int_atol():
     ref = torch.tensor([1, -5, 127], dtype=torch.int8)
     off_by_one = torch.tensor([2, -5, 126], dtype=torch.int8)
     assert not compare_outputs([off_by_one], [ref], TOL).passed
-    assert compare_outputs([off_by_one], [ref], Tolerance(0, 0, 0, int_atol=1)).passed
+    assert compare_outputs([off_by_one], [ref], Tolerance(0, 0, 1.0, int_atol=1)).passed
     off_by_two = torch.tensor([3, -5, 127], dtype=torch.int8)
-    assert not compare_outputs([off_by_two], [ref], Tolerance(0, 0, 0, int_atol=1)).passed
+    assert not compare_outputs([off_by_two], [ref], Tolerance(0, 0, 1.0, int_atol=1)).passed
 
 
 def test_exact_mode_is_bitwise():
@@ -82,3 +82,17 @@ def test_second_output_checked_too():
     a, b = torch.randn(5), torch.randn(5)
     c = compare_outputs([a.clone(), b + 1], [a, b], TOL)
     assert not c.passed and c.message.startswith("output 1")
+
+
+def test_integer_slack_cannot_hide_truncation():
+    # per-token int8: rounding ties may flip by one, truncating everything must not pass
+    x = torch.linspace(-126.4, 126.4, 4000, dtype=torch.float64)
+    ref = torch.round(x).to(torch.int8)
+    truncated = torch.trunc(x).to(torch.int8)
+    tol = Tolerance(atol=0, rtol=0, rel_l2=5e-3, int_atol=1)
+    assert compare_outputs([ref.clone()], [ref], tol).passed
+    one_tie = ref.clone()
+    one_tie[10] += 1
+    assert compare_outputs([one_tie], [ref], tol).passed
+    c = compare_outputs([truncated], [ref], tol)
+    assert not c.passed and "relative L2" in c.message

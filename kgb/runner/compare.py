@@ -55,9 +55,19 @@ def _compare_one(out: torch.Tensor, ref: torch.Tensor, tol: Tolerance, exact: bo
         diff = (out.to(torch.int64) - ref.to(torch.int64)).abs()
         max_abs = int(diff.max())
         bad = int((diff > tol.int_atol).sum())
-        msg = "" if bad == 0 else (f"{bad} of {ref.numel()} integer elements differ by more "
-                                   f"than {tol.int_atol} (max {max_abs})")
-        return Comparison(bad == 0, float(max_abs), None, msg)
+        if bad:
+            return Comparison(False, float(max_abs), None,
+                              f"{bad} of {ref.numel()} integer elements differ by more than "
+                              f"{tol.int_atol} (max {max_abs})")
+        # int_atol lets exact .5 ties flip; the relative L2 bound stops a kernel that is off by
+        # one everywhere (truncating instead of rounding) from hiding inside that slack.
+        ref_norm = float(torch.linalg.vector_norm(ref.double()))
+        err_norm = float(torch.linalg.vector_norm(diff.double()))
+        rel_l2 = err_norm / ref_norm if ref_norm > 0 else (0.0 if err_norm == 0 else math.inf)
+        if tol.int_atol and rel_l2 > tol.rel_l2:
+            return Comparison(False, float(max_abs), rel_l2,
+                              f"relative L2 error {rel_l2:.3g} above {tol.rel_l2:g}")
+        return Comparison(True, float(max_abs), rel_l2)
 
     o, r = out.double(), ref.double()
     for name, test in (("NaN", torch.isnan), ("+Inf", torch.isposinf), ("-Inf", torch.isneginf)):

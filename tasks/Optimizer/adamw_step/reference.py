@@ -1,0 +1,32 @@
+import math
+
+import torch
+
+from kgb.tasks.inputs import maybe_outliers, normal, uniform
+
+LR, BETA1, BETA2, EPS, WEIGHT_DECAY = 1e-3, 0.9, 0.999, 1e-8, 0.01
+
+
+def make_inputs(shape: dict, dtype: str, gen: torch.Generator, mode: str):
+    dims = (shape["M"], shape["N"])
+    p = normal(dims, dtype, gen)
+    g = maybe_outliers(normal(dims, dtype, gen), gen, mode)
+    m = normal(dims, dtype, gen, std=0.1)
+    v = uniform(dims, dtype, gen, low=0.0, high=0.01)  # >= 0, like a running mean of g**2
+    step = int(torch.randint(1, 2001, (1,), generator=gen, device=gen.device).item())
+    return (p, g, m, v, step)
+
+
+def reference(p, g, m, v, step):
+    """torch.optim.AdamW's single-tensor update, in float32, out of place."""
+    pf, gf = p.float().clone(), g.float()
+    mf, vf = m.float().clone(), v.float().clone()
+    pf.mul_(1 - LR * WEIGHT_DECAY)
+    mf.lerp_(gf, 1 - BETA1)
+    vf.mul_(BETA2).addcmul_(gf, gf, value=1 - BETA2)
+    bias_correction1 = 1 - BETA1 ** step
+    bias_correction2 = 1 - BETA2 ** step
+    step_size = LR / bias_correction1
+    denom = (vf.sqrt() / math.sqrt(bias_correction2)).add_(EPS)
+    pf.addcdiv_(mf, denom, value=-step_size)
+    return (pf.to(p.dtype), mf.to(m.dtype), vf.to(v.dtype))
