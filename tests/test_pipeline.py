@@ -164,3 +164,18 @@ def test_sleeping_kernel_times_out(tmp_path, monkeypatch):
     ''')
     verdict, _ = verdict_for(tmp_path, src, monkeypatch, timeout=8)
     assert verdict.verdict == "timeout"
+
+
+def test_static_layer_rejects_before_any_sandbox(tmp_path, monkeypatch):
+    # threat 1: the entry launches a kernel for show, then answers with PyTorch
+    src = cheat('''
+        def run(x, t1, t2):
+            out = torch.empty_like(x)
+            n = x.numel()
+            _k[(triton.cdiv(n, 256),)](x, t1, t2, out, n, BLOCK=256)
+            return torch.addcmul(x, t1, t2, value=0.5)
+    ''')
+    verdict, log_dir = verdict_for(tmp_path, src, monkeypatch, static=True)
+    assert (verdict.verdict, verdict.layer) == ("rejected", 1)
+    assert verdict.rule == "S110" and verdict.location.startswith("kernels/math_addcmul.py:")
+    assert not (log_dir / "out").exists() and not (log_dir / "job.json").exists()
