@@ -40,16 +40,19 @@ def cli() -> None:
               help="Reuse a run seed (to reproduce a report); default: a fresh secret one.")
 @click.option("--pricing", type=click.Path(path_type=Path), default=None,
               help="TOML price table for the submission's tokens.jsonl (see `kgb cost`).")
+@click.option("--limit", "limits", multiple=True, metavar="KEY=VALUE",
+              help="Sandbox limit override, e.g. memory=4g, pids=128, output=1g, tmp=256m, "
+                   "cpus=2 (repeatable).")
 @click.option("--json", "as_json", is_flag=True, help="Print report.json instead of a table.")
 def verify(submission: Path, tasks_dir: Path, out_dir: Path, device: str, sandbox_name: str,
            timeout: float | None, only: str | None, seed: int | None, pricing: Path | None,
-           as_json: bool) -> None:
+           limits: tuple[str, ...], as_json: bool) -> None:
     """Verify every kernel of SUBMISSION (.tar, .tar.gz or folder) against the task suite."""
     from kgb.runner.verify import VerifyOptions, run_verify
 
     options = VerifyOptions(
         submission=submission, tasks_dir=tasks_dir, out_dir=out_dir, device=device,
-        sandbox=sandbox_name, timeout_s=timeout, seed=seed, pricing=pricing,
+        sandbox=sandbox_name, timeout_s=timeout, seed=seed, pricing=pricing, limits=limits,
         only=tuple(t.strip() for t in only.split(",") if t.strip()) if only else None)
     run_verify(options, as_json=as_json)
 
@@ -113,6 +116,84 @@ def cost(tokens: Path, pricing: Path | None, report: Path | None, manifest: Path
         from rich.console import Console
 
         Console().print(render.terminal(section))
+
+
+@cli.group()
+def sandbox() -> None:
+    """Check and clean up the sandbox backends (docker, bwrap, process)."""
+
+
+@sandbox.command("check")
+@click.option("--backend", default="auto", show_default=True,
+              help="auto, docker, bwrap or process.")
+@click.option("--device", default="cpu", show_default=True,
+              help="cuda:N also checks that only that GPU is visible.")
+@click.option("--stdout-gb", type=float, default=10.0, show_default=True,
+              help="Size of the stdout flood probe.")
+@click.option("--only", default=None, help="Comma-separated property names.")
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_context
+def sandbox_check(ctx: click.Context, backend: str, device: str, stdout_gb: float,
+                  only: str | None, as_json: bool) -> None:
+    """Run hostile probes in a backend. Exit 0: every property holds; 1: one fails;
+    3: the backend is unavailable."""
+    from kgb.sandbox.selfcheck import main as check
+
+    ctx.exit(check(backend, device, stdout_gb, only, as_json, echo=click.echo))
+
+
+@sandbox.command("clean")
+@click.option("--run", "run_id", default=None, help="Only this run id's containers.")
+@click.option("--all", "everything", is_flag=True,
+              help="Also containers whose kgb process is still running.")
+def sandbox_clean(run_id: str | None, everything: bool) -> None:
+    """Remove leftover kgb containers and orphaned sandbox processes."""
+    from kgb.sandbox.clean import clean
+
+    for line in clean(run_id, everything):
+        click.echo(line)
+
+
+@cli.command()
+@click.argument("file", type=click.Path(path_type=Path))
+@click.option("--task", "task_id", default=None,
+              help="Task id: its entry, forbid list and category (default: entry `run`).")
+@click.option("--tasks", "tasks_dir", type=click.Path(path_type=Path), default=DEFAULT_TASKS,
+              show_default="the bundled suite", help="Task suite folder.")
+@click.option("--json", "as_json", is_flag=True, help="Print the findings as JSON.")
+@click.pass_context
+def lint(ctx: click.Context, file: Path, task_id: str | None, tasks_dir: Path,
+         as_json: bool) -> None:
+    """Check one kernel FILE with the static anti-cheat rules (layer 1).
+
+    Prints `file:line:col RULE message` per finding. Exit 0: clean; 1: a rule rejects it;
+    2: bad input."""
+    from kgb.anticheat.static import analyze_file, format_findings
+    from kgb.errors import BadInput
+
+    if not file.is_file():
+        raise BadInput(f"{file}: no such file; pass the kernel file to lint")
+    task = None
+    if task_id is not None:
+        from difflib import get_close_matches
+
+        from kgb.tasks import load_suite
+
+        suite = load_suite(tasks_dir)
+        if task_id not in suite:
+            near = get_close_matches(task_id, list(suite), n=3)
+            hint = f" (did you mean {', '.join(near)}?)" if near else ""
+            raise BadInput(f"unknown task id {task_id!r}{hint}; `kgb tasks list` shows them")
+        task = suite[task_id]
+    try:
+        findings = analyze_file(file, task)
+    except OSError as exc:
+        raise BadInput(f"{file}: cannot read ({exc.strerror})") from None
+    text = format_findings(findings, as_json, file=str(file), task=task_id,
+                           entry=task.entry if task else "run")
+    if text:
+        click.echo(text)
+    ctx.exit(ExitCode.FINDINGS if findings else ExitCode.OK)
 
 
 def main() -> None:

@@ -1,20 +1,50 @@
 """The `process` backend: a plain child process. No filesystem or network isolation — the
 report says `isolation: none` — but its own session, a scrubbed environment, rlimits, a
-wall-clock limit, and the whole process tree killed at the end."""
+wall-clock limit, and the whole process tree killed at the end.
+
+The worker runs under kgb's supervisor (`_supervisor.py`), which is a child subreaper: a
+descendant that double-forks into a new session is re-parented to it and killed with the rest,
+however fast it escaped. The host's own deadline and tree kill stay as the backstop.
+
+What it cannot do, said honestly in `enforced`: cap the output folder or scratch folder as a
+whole (only each file, RLIMIT_FSIZE), limit CPUs, or — when kgb runs as root — limit processes
+(the kernel exempts root from RLIMIT_NPROC), so a fork bomb is stopped only by the wall time."""
 
 from __future__ import annotations
 
-import resource
+import os
+import sys
+
+import psutil
 
 from kgb.sandbox.base import ExecResult, Limits, Sandbox, SandboxRequest, register_backend
-from kgb.sandbox.subproc import run_child
+from kgb.sandbox.subproc import run_supervised
+
+_ROOT = os.geteuid() == 0
+
+
+def _enforced() -> tuple[str, ...]:
+    fields = ("wall_time_s", "memory_bytes", "log_bytes")
+    return fields if _ROOT else fields + ("max_processes",)
+
+
+def processes_of(uid: int) -> int:
+    """How many processes `uid` owns now (RLIMIT_NPROC counts all of them, not just ours)."""
+    count = 0
+    for proc in psutil.process_iter(["uids"]):
+        try:
+            if proc.info["uids"] and proc.info["uids"].real == uid:
+                count += 1
+        except psutil.Error:
+            pass
+    return count
 
 
 @register_backend
 class ProcessSandbox(Sandbox):
     name = "process"
     isolation = "none"
-    enforced = ("wall_time_s", "memory_bytes", "output_bytes", "log_bytes")
+    enforced = _enforced()
 
     @classmethod
     def unavailable_reason(cls) -> str | None:
@@ -22,17 +52,17 @@ class ProcessSandbox(Sandbox):
 
     def run(self, request: SandboxRequest, limits: Limits) -> ExecResult:
         on_cpu = request.device == "cpu"
-
-        def preexec() -> None:
-            resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-            # Caps any single file the worker writes (outputs, logs it opens itself).
-            resource.setrlimit(resource.RLIMIT_FSIZE, (limits.output_bytes, limits.output_bytes))
-            if on_cpu:  # CUDA reserves huge virtual address ranges, so RLIMIT_AS only on CPU
-                resource.setrlimit(resource.RLIMIT_AS, (limits.memory_bytes, limits.memory_bytes))
-
-        outcome = run_child(request.argv, dict(request.env), limits.wall_time_s,
-                            limits.log_bytes, cwd=str(request.cwd or request.out_dir),
-                            preexec=preexec)
-        notes = () if on_cpu else ("memory limit not enforced by the process backend on GPU",)
-        return ExecResult(outcome.returncode, outcome.timed_out, outcome.wall_s, outcome.stdout,
-                          outcome.stderr, outcome.truncated, notes)
+        rlimits = {"core": 0,
+                   # caps any single file the worker writes (outputs, logs it opens itself)
+                   "fsize": limits.output_bytes}
+        if on_cpu:  # CUDA reserves huge virtual address ranges, so RLIMIT_AS only on CPU
+            rlimits["as"] = limits.memory_bytes
+        if not _ROOT:  # counts every process of this uid, so leave room for the existing ones
+            rlimits["nproc"] = processes_of(os.getuid()) + limits.max_processes
+        config = {"argv": list(request.argv), "env": dict(request.env),
+                  "cwd": str(request.cwd or request.out_dir), "rlimits": rlimits,
+                  "kill": "descendants", "setsid": False}
+        notes = [] if on_cpu else ["memory limit not enforced by the process backend on GPU"]
+        if _ROOT:
+            notes.append("process limit not enforced: kgb runs as root, which RLIMIT_NPROC exempts")
+        return run_supervised((), sys.executable, config, limits, notes=notes)

@@ -1,7 +1,11 @@
 """Run a child process group with a wall-clock limit and capped logs; shared by the process and
 bwrap backends. The child gets its own session, no inherited file descriptors, and is killed
 with every descendant — including ones that escaped into a new session — when it ends or
-times out."""
+times out.
+
+`run_supervised` runs a command through kgb's in-sandbox supervisor (`_supervisor.py`), which
+does the in-sandbox timeout, tree kill and log capping and reports what happened; `run_child`
+stays the host-side backstop (its own, later, deadline and its own kill of the tree)."""
 
 from __future__ import annotations
 
@@ -11,9 +15,12 @@ import subprocess
 import threading
 import time
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
 import psutil
+
+if TYPE_CHECKING:
+    from kgb.sandbox.base import ExecResult, Limits
 
 
 @dataclass(frozen=True)
@@ -24,6 +31,7 @@ class ChildOutcome:
     stdout: str
     stderr: str
     truncated: bool
+    stderr_bytes: bytes = b""  # the kept stderr undecoded, when run_child(raw=True)
 
 
 class _CappedReader(threading.Thread):
@@ -38,8 +46,8 @@ class _CappedReader(threading.Thread):
 
     def run(self) -> None:
         while True:
-            chunk = self.stream.read1(1 << 16) if hasattr(self.stream, "read1") else \
-                self.stream.read(1 << 16)
+            chunk = self.stream.read1(1 << 20) if hasattr(self.stream, "read1") else \
+                self.stream.read(1 << 20)
             if not chunk:
                 break
             room = self.cap - len(self.kept)
@@ -68,7 +76,8 @@ def _kill_tree(proc: subprocess.Popen, known: set[int]) -> None:
 
 
 def run_child(argv: Sequence[str], env: dict[str, str], timeout_s: float, log_bytes: int,
-              cwd: str | None = None, preexec: Callable[[], None] | None = None) -> ChildOutcome:
+              cwd: str | None = None, preexec: Callable[[], None] | None = None,
+              raw: bool = False) -> ChildOutcome:
     start = time.monotonic()
     proc = subprocess.Popen(
         list(argv), env=env, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
@@ -88,7 +97,10 @@ def run_child(argv: Sequence[str], env: dict[str, str], timeout_s: float, log_by
                 seen.update(p.pid for p in psutil.Process(proc.pid).children(recursive=True))
             except psutil.Error:
                 pass
-            time.sleep(0.05)
+            try:
+                proc.wait(timeout=0.05)  # returns at once when the child exits
+            except subprocess.TimeoutExpired:
+                pass
     finally:
         _kill_tree(proc, seen)
         proc.wait()
@@ -99,4 +111,42 @@ def run_child(argv: Sequence[str], env: dict[str, str], timeout_s: float, log_by
         returncode=None if timed_out else proc.returncode, timed_out=timed_out,
         wall_s=time.monotonic() - start,
         stdout=out.kept.decode("utf-8", "replace"), stderr=err.kept.decode("utf-8", "replace"),
-        truncated=out.truncated or err.truncated)
+        truncated=out.truncated or err.truncated, stderr_bytes=bytes(err.kept) if raw else b"")
+
+
+# Room kept on the host beyond Limits.log_bytes for the supervisor's report line.
+REPORT_ROOM = 64 * 1024
+# How long after the in-sandbox deadline the host stops waiting and kills from outside.
+HOST_GRACE_S = 10.0
+
+
+def run_supervised(prefix: Sequence[str], python: str, config: dict, limits: "Limits",
+                   cwd: str | None = None, preexec: Callable[[], None] | None = None,
+                   notes: Sequence[str] = ()) -> "ExecResult":
+    """Run `prefix + [python, supervisor, config]` and turn the supervisor's report into an
+    ExecResult. `config` gets argv/env/cwd from the caller; timeout and log cap come from
+    `limits`."""
+    from kgb.sandbox import _supervisor
+    from kgb.sandbox.base import ExecResult
+
+    config = dict(config, timeout_s=limits.wall_time_s, log_bytes=limits.log_bytes)
+    outcome = run_child(list(prefix) + _supervisor.command(python, config), {},
+                        limits.wall_time_s + HOST_GRACE_S, limits.log_bytes + REPORT_ROOM,
+                        cwd=cwd, preexec=preexec, raw=True)
+    stderr, report = _supervisor.split_report(outcome.stderr_bytes)
+    notes = list(notes)
+    if report is None:
+        notes.append("the sandbox supervisor did not report (killed from outside, or the sandbox "
+                     "could not start); return code and timeout are the host's view")
+        returncode, timed_out, truncated = outcome.returncode, outcome.timed_out, \
+            outcome.truncated
+    else:
+        returncode, timed_out = report.get("returncode"), bool(report.get("timed_out"))
+        truncated = bool(report.get("truncated")) or outcome.truncated
+        notes += [str(n) for n in report.get("notes") or ()]
+        if report.get("tree_killed") is False:
+            notes.append("some processes of the worker survived the in-sandbox kill; the host "
+                         "killed them")
+    timed_out = timed_out or outcome.timed_out
+    return ExecResult(None if timed_out else returncode, timed_out, outcome.wall_s,
+                      outcome.stdout, stderr.decode("utf-8", "replace"), truncated, tuple(notes))

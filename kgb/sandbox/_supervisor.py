@@ -1,0 +1,436 @@
+"""The in-sandbox supervisor: the one trusted process between a backend and the untrusted worker.
+
+It runs *inside* the sandbox (as `python -I -S _supervisor.py CONFIG_JSON`, standard library
+only, because it must also run from a bare imported image), and:
+
+1. (bwrap) takes the host output folder, which bwrap bound at a hidden path, as an open directory
+   descriptor and detaches that mount, so the worker can never see or write the host folder;
+2. starts the worker in its own session with exactly the given environment, stdin from
+   /dev/null, rlimits applied, privileges dropped (another uid, or no capabilities) and
+   no_new_privs set; the supervisor itself is made non-dumpable so a same-uid worker cannot
+   ptrace it or open its descriptors through /proc;
+3. keeps the first `log_bytes` of the worker's stdout and stderr, draining and dropping the rest
+   (a 10 GB stdout costs time, never memory or disk);
+4. kills the worker's whole tree when the worker ends or its wall time runs out: every process
+   it may signal (`kill(-1)`) inside a pid namespace or container, or, in the `process` backend,
+   every descendant (it is a child subreaper, so double-forked escapees are re-parented to it);
+5. (bwrap) copies regular files and folders from the size-capped output tmpfs to the host
+   folder, never following links;
+6. writes the kept logs, then one report line on stderr (REPORT_TAG + JSON) that the host
+   parses: the worker's return code, whether it timed out, whether a log was truncated.
+
+Host-side helpers (`command`, `split_report`) live here too so both sides share one format.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import errno
+import json
+import os
+import resource
+import selectors
+import signal
+import stat
+import sys
+import time
+
+REPORT_TAG = b"\n@@kgb-supervisor@@ "
+_PR_SET_PDEATHSIG, _PR_SET_DUMPABLE, _PR_CAPBSET_DROP = 1, 4, 24
+_PR_SET_CHILD_SUBREAPER, _PR_SET_NO_NEW_PRIVS = 36, 38
+_MNT_DETACH = 2
+_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER = 22, 2
+# machine: (AUDIT_ARCH, clone, unshare, clone3)
+_SYSCALLS = {"x86_64": (0xC000003E, 56, 272, 435), "aarch64": (0xC00000B7, 220, 97, 435)}
+_RLIMITS = {"nproc": "RLIMIT_NPROC", "as": "RLIMIT_AS", "fsize": "RLIMIT_FSIZE",
+            "core": "RLIMIT_CORE", "nofile": "RLIMIT_NOFILE"}
+
+
+# ----------------------------------------------------------------------------- host side
+
+def command(python: str, config: dict) -> list[str]:
+    """argv that runs the supervisor with `config` under `python` (isolated, no site)."""
+    return [python, "-I", "-S", os.path.abspath(__file__), json.dumps(config)]
+
+
+def split_report(stderr: bytes) -> tuple[bytes, dict | None]:
+    """(the worker's stderr, the supervisor's report or None if it never wrote one)."""
+    at = stderr.rfind(REPORT_TAG)
+    if at < 0:
+        return stderr, None
+    try:
+        report = json.loads(stderr[at + len(REPORT_TAG):].decode())
+    except ValueError:
+        return stderr, None
+    return stderr[:at], report if isinstance(report, dict) else None
+
+
+# --------------------------------------------------------------------------- sandbox side
+
+class _Libc:
+    def __init__(self) -> None:
+        self.lib = ctypes.CDLL(None, use_errno=True)
+
+    def prctl(self, option: int, arg: int) -> int:
+        return self.lib.prctl(option, ctypes.c_ulong(arg), ctypes.c_ulong(0),
+                              ctypes.c_ulong(0), ctypes.c_ulong(0))
+
+    def umount_detach(self, path: str) -> None:
+        if self.lib.umount2(path.encode(), _MNT_DETACH) != 0:
+            err = ctypes.get_errno()
+            raise OSError(err, f"umount2({path}): {os.strerror(err)}")
+
+    def forbid_user_namespaces(self) -> bool:
+        """A seccomp filter: unshare/clone with CLONE_NEWUSER fail with EPERM, clone3 with ENOSYS
+        (libc falls back to clone). Returns False on an architecture it does not know."""
+        arch = os.uname().machine
+        if arch not in _SYSCALLS:
+            return False
+        audit_arch, nr_clone, nr_unshare, nr_clone3 = _SYSCALLS[arch]
+        allow, eperm, enosys = 0x7FFF0000, 0x00050000 | errno.EPERM, 0x00050000 | errno.ENOSYS
+        ld, jeq, jset, ret = 0x20, 0x15, 0x45, 0x06
+        program = [
+            (ld, 0, 0, 4),                # arch
+            (jeq, 0, 8, audit_arch),      # another ABI (e.g. x32/i386 entry): allow
+            (ld, 0, 0, 0),                # syscall number
+            (jeq, 0, 1, nr_clone3),
+            (ret, 0, 0, enosys),
+            (jeq, 1, 0, nr_unshare),
+            (jeq, 0, 3, nr_clone),
+            (ld, 0, 0, 16),               # first argument (flags), low 32 bits
+            (jset, 0, 1, 0x10000000),     # CLONE_NEWUSER
+            (ret, 0, 0, eperm),
+            (ret, 0, 0, allow),
+        ]
+
+        class Filter(ctypes.Structure):
+            _fields_ = [("code", ctypes.c_ushort), ("jt", ctypes.c_ubyte),
+                        ("jf", ctypes.c_ubyte), ("k", ctypes.c_uint32)]
+
+        class Prog(ctypes.Structure):
+            _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.POINTER(Filter))]
+
+        filters = (Filter * len(program))(*[Filter(*ins) for ins in program])
+        prog = Prog(len(program), filters)
+        if self.lib.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(prog), 0, 0) != 0:
+            err = ctypes.get_errno()
+            raise OSError(err, f"seccomp: {os.strerror(err)}")
+        return True
+
+    def drop_all_caps(self) -> None:
+        """Empty the bounding set and the permitted/effective/inheritable sets."""
+        for cap in range(64):
+            if self.prctl(_PR_CAPBSET_DROP, cap) != 0 and ctypes.get_errno() == errno.EINVAL:
+                break
+        header = (ctypes.c_uint32 * 2)(0x20080522, 0)  # _LINUX_CAPABILITY_VERSION_3, self
+        data = (ctypes.c_uint32 * 6)()
+        if self.lib.capset(header, data) != 0:
+            err = ctypes.get_errno()
+            raise OSError(err, f"capset: {os.strerror(err)}")
+
+
+def _child(cfg: dict, libc: _Libc, out_w: int, err_w: int) -> None:
+    """In the forked child: set up, then exec the worker. Never returns."""
+    supervisor = os.getppid()
+    try:
+        devnull = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(devnull, 0)
+        os.dup2(out_w, 1)
+        os.dup2(err_w, 2)
+        if cfg.get("setsid", True):  # its own session; in `process` it stays in ours, which the
+            os.setsid()              # host kills as a group even if this supervisor is gone
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+        for name, value in (cfg.get("rlimits") or {}).items():
+            resource.setrlimit(getattr(resource, _RLIMITS[name]), (value, value))
+        uid = cfg.get("uid")
+        if uid is not None and os.geteuid() == 0 and uid != 0:
+            gid = cfg.get("gid", uid)
+            os.setgroups([])
+            os.setresgid(gid, gid, gid)
+            os.setresuid(uid, uid, uid)  # from root to another uid: every capability is gone
+        elif cfg.get("drop_caps"):
+            libc.drop_all_caps()
+        libc.prctl(_PR_SET_NO_NEW_PRIVS, 1)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)  # after the uid change, which clears it
+        if os.getppid() != supervisor:  # it died before that: do not run orphaned
+            os._exit(127)
+        if cfg.get("no_userns") and not libc.forbid_user_namespaces():
+            os.write(2, b"kgb sandbox: no seccomp filter for this architecture\n")
+        if cfg.get("cwd"):
+            os.chdir(cfg["cwd"])
+        argv = cfg["argv"]
+        os.execve(argv[0], argv, dict(cfg["env"]))
+    except BaseException as exc:  # noqa: BLE001 - report anything, then leave
+        os.write(2, f"kgb sandbox: cannot start the worker: {exc}\n".encode())
+    os._exit(127)
+
+
+def _visible_others(uid: int | None) -> list[int]:
+    """Live processes we see, other than pid 1 and ourselves (optionally only those of uid)."""
+    me, found = os.getpid(), []
+    for name in os.listdir("/proc"):
+        if not name.isdigit() or int(name) in (1, me):
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as f:
+                state = f.read().rsplit(b")", 1)[1].split()[0]
+            if state in (b"Z", b"X"):
+                continue
+            if uid is not None and os.stat(f"/proc/{name}").st_uid != uid:
+                continue
+        except (OSError, IndexError):
+            continue
+        found.append(int(name))
+    return found
+
+
+def _children() -> list[int]:
+    pids: list[int] = []
+    for tid in os.listdir("/proc/self/task"):
+        try:
+            with open(f"/proc/self/task/{tid}/children") as f:
+                pids += [int(p) for p in f.read().split()]
+        except OSError:
+            pass
+    return pids
+
+
+def _reap() -> None:
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+
+
+def _kill_everything(mode: str, uid: int | None, deadline_s: float = 10.0) -> bool:
+    """Kill the worker's tree; True when nothing of it is left."""
+    end = time.monotonic() + deadline_s
+    while time.monotonic() < end:
+        if mode == "descendants":  # we are a subreaper: every orphan is our child
+            targets = _children()
+            for pid in targets:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+        else:  # a pid namespace or container: kill everything we may signal
+            try:
+                os.kill(-1, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            targets = _visible_others(uid)
+        _reap()
+        if not targets:
+            return True
+        time.sleep(0.01)
+    return False
+
+
+def _copy_out(src: str, dst_fd: int, budget: int) -> tuple[int, int]:
+    """Copy regular files and folders under src into dst_fd; (bytes copied, entries skipped)."""
+    copied = skipped = 0
+    for entry in os.scandir(src):
+        try:
+            st = entry.stat(follow_symlinks=False)
+        except OSError:
+            skipped += 1
+            continue
+        if stat.S_ISDIR(st.st_mode):
+            try:
+                os.mkdir(entry.name, 0o755, dir_fd=dst_fd)
+            except FileExistsError:
+                pass
+            sub = os.open(entry.name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=dst_fd)
+            try:
+                c, s = _copy_out(entry.path, sub, budget - copied)
+            finally:
+                os.close(sub)
+            copied, skipped = copied + c, skipped + s
+        elif stat.S_ISREG(st.st_mode) and st.st_size <= budget - copied:
+            try:
+                fin = os.open(entry.path, os.O_RDONLY | os.O_NOFOLLOW)
+            except OSError:
+                skipped += 1
+                continue
+            fout = os.open(entry.name, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW,
+                           0o644, dir_fd=dst_fd)
+            try:
+                left = budget - copied
+                while left > 0:
+                    chunk = os.read(fin, min(1 << 20, left))
+                    if not chunk:
+                        break
+                    os.write(fout, chunk)
+                    copied += len(chunk)
+                    left -= len(chunk)
+            finally:
+                os.close(fin)
+                os.close(fout)
+        else:
+            skipped += 1
+    return copied, skipped
+
+
+_DEVNULL: list[int] = []
+
+
+def _discard(fd: int) -> int:
+    """Move what is in the pipe straight to /dev/null (splice: no copy); 0 at EOF or if the
+    kernel cannot splice, so the caller falls back to read()."""
+    if not hasattr(os, "splice"):
+        return 0
+    if not _DEVNULL:
+        _DEVNULL.append(os.open(os.devnull, os.O_WRONLY))
+    try:
+        return os.splice(fd, _DEVNULL[0], 1 << 24)
+    except OSError:
+        return 0
+
+
+def _pump(cfg: dict, pid: int, out_r: int, err_r: int) -> dict:
+    """Drain both pipes, keep the heads, watch the deadline; returns the report."""
+    cap = int(cfg["log_bytes"])
+    kept = {out_r: bytearray(), err_r: bytearray()}
+    dropped = {out_r: 0, err_r: 0}
+    sel = selectors.DefaultSelector()
+    for fd in kept:
+        sel.register(fd, selectors.EVENT_READ)
+    try:  # wake up the moment the worker exits (Linux 5.3+), not at the next poll
+        exited_fd = os.pidfd_open(pid)
+        sel.register(exited_fd, selectors.EVENT_READ)
+    except (AttributeError, OSError):
+        exited_fd = None
+    start = time.monotonic()
+    deadline = start + float(cfg["timeout_s"])
+    status, timed_out, tree_dead = None, False, True
+    open_fds = set(kept)
+    while open_fds or status is None:
+        if not open_fds and exited_fd is None:  # the worker closed its pipes but still runs
+            time.sleep(0.05)
+        waiting = open_fds or exited_fd is not None
+        for key, _ in (sel.select(timeout=0.05) if waiting else ()):
+            if key.fd == exited_fd:
+                sel.unregister(exited_fd)
+                os.close(exited_fd)
+                exited_fd = None
+                continue
+            buf = kept[key.fd]
+            if len(buf) >= cap:  # the head is kept: drop the rest without copying it
+                moved = _discard(key.fd)
+                if moved:
+                    dropped[key.fd] += moved
+                    continue
+            chunk = os.read(key.fd, 1 << 20)
+            if not chunk:
+                sel.unregister(key.fd)
+                open_fds.discard(key.fd)
+                continue
+            room = cap - len(buf)
+            if room > 0:
+                buf += chunk[:room]
+            dropped[key.fd] += max(0, len(chunk) - max(room, 0))
+        if status is None:
+            done, st = os.waitpid(pid, os.WNOHANG)
+            if done:
+                status = st
+            elif time.monotonic() > deadline:
+                timed_out = True
+                for kill in (os.killpg, os.kill):  # its group if it leads one, and itself
+                    try:
+                        kill(pid, signal.SIGKILL)
+                    except (ProcessLookupError, PermissionError):
+                        pass
+                status = os.waitpid(pid, 0)[1]
+            if status is not None:  # the worker is gone: nothing it started may outlive it
+                tree_dead = _kill_everything(cfg.get("kill", "all"), cfg.get("kill_uid"))
+                # whatever still holds the pipes now is beyond reach: stop waiting for EOF soon
+                deadline = time.monotonic() + 2.0
+        elif time.monotonic() > deadline:
+            break
+    for fd in list(open_fds):
+        sel.unregister(fd)
+    if exited_fd is not None:
+        os.close(exited_fd)
+    os.close(out_r)
+    os.close(err_r)
+    if os.WIFSIGNALED(status):
+        code = -os.WTERMSIG(status)
+    else:
+        code = os.WEXITSTATUS(status)
+    return {"returncode": None if timed_out else code, "timed_out": timed_out,
+            "truncated": bool(dropped[out_r] or dropped[err_r]),
+            "dropped_bytes": dropped[out_r] + dropped[err_r], "tree_killed": tree_dead,
+            "wall_s": round(time.monotonic() - start, 4),
+            "_stdout": bytes(kept[out_r]), "_stderr": bytes(kept[err_r])}
+
+
+def main(argv: list[str]) -> int:
+    cfg = json.loads(argv[1])
+    libc = _Libc()
+    stop = {"signal": None}
+
+    def on_signal(signum, _frame):  # the host asked us to stop: the finally below cleans up
+        stop["signal"] = signum
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+    if cfg.get("kill") == "descendants":
+        libc.prctl(_PR_SET_CHILD_SUBREAPER, 1)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+    libc.prctl(_PR_SET_DUMPABLE, 0)
+    notes: list[str] = []
+    export_fd = None
+    if cfg.get("export"):
+        export_fd = os.open(cfg["export"], os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+        libc.umount_detach(cfg["export"])
+    for path in cfg.get("chown", ()):  # folders the dropped-privilege worker must own
+        os.chown(path, cfg["uid"], cfg.get("gid", cfg["uid"]))
+        os.chmod(path, 0o700)
+    out_r, out_w = os.pipe()
+    err_r, err_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(out_r)
+        os.close(err_r)
+        _child(cfg, libc, out_w, err_w)
+    os.close(out_w)
+    os.close(err_w)
+    try:
+        report = _pump(cfg, pid, out_r, err_r)
+    except KeyboardInterrupt:
+        _kill_everything(cfg.get("kill", "all"), cfg.get("kill_uid"), 5.0)
+        os.write(2, REPORT_TAG + json.dumps({"returncode": None, "timed_out": False,
+                                             "interrupted": stop["signal"]}).encode() + b"\n")
+        return 125
+    if export_fd is not None:
+        try:
+            copied, skipped = _copy_out(cfg["out_dir"], export_fd, int(cfg["out_bytes"]))
+            report["copied_bytes"] = copied
+            if skipped:
+                notes.append(f"{skipped} output entries that are not regular files or folders "
+                             "(links, devices, unreadable) were not copied out")
+        except OSError as exc:
+            notes.append(f"copying outputs out failed: {exc}")
+    out, err = report.pop("_stdout"), report.pop("_stderr")
+    report["notes"] = notes
+    _write_all(1, out)
+    _write_all(2, err + REPORT_TAG + json.dumps(report).encode() + b"\n")
+    return 0
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        try:
+            n = os.write(fd, view)
+        except BrokenPipeError:
+            return
+        view = view[n:]
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,364 @@
+"""The `docker` backend (docker SDK): one fresh container per job.
+
+The container (see docs/sandboxes.md for the full policy): `network none`, read-only root,
+`cap-drop ALL`, `no-new-privileges`, pids/memory/CPU limits, docker's init, no logs kept by the
+engine, labelled `kgb.run=<run id>`; the request's read-only paths (and, in the `host` image
+mode, the host's /usr and Python runtime) bound read-only at their own paths; /tmp and the
+scratch folder as tmpfs of `tmp_bytes`; the output folder as a tmpfs of `output_bytes` owned by
+uid 65534 — a hard cap kept by the kernel (and charged to the container's memory limit).
+
+The container's own process is an idle `sleep` (uid 0, no capabilities). The worker is an
+`exec` as uid 65534 under kgb's supervisor (`_supervisor.py`): in-container timeout, log caps,
+every uid-65534 process killed when it ends. Then a second exec (`tar`, uid 65534) streams the
+output tmpfs back, and the host unpacks only regular files and folders, at most `output_bytes`,
+into the host output folder. The host keeps its own deadline; `finally` always stops, kills and
+removes the container. Leftovers (a killed kgb) are found by label: `kgb sandbox clean`.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import secrets
+import socket
+import sys
+import tarfile
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+from kgb.sandbox import _supervisor, gpu, images
+from kgb.sandbox.base import (MiB, ExecResult, Limits, Sandbox, SandboxRequest,
+                              SandboxUnavailable, register_backend)
+from kgb.sandbox.subproc import HOST_GRACE_S, REPORT_ROOM
+
+WORKER_USER = "65534:65534"
+LABEL_RUN, LABEL_JOB, LABEL_OWNER = "kgb.run", "kgb.label", "kgb.owner"
+SHM_BYTES = 64 * MiB
+ETC_MOUNTS = ("/etc/ld.so.cache", "/etc/alternatives", "/etc/localtime")
+
+
+def _client(timeout: int = 60):
+    import docker
+
+    return docker.from_env(timeout=timeout)
+
+
+def run_id_of(label: str) -> str:
+    """`<run id>/<job>` → the run id (the whole label when it has no job part)."""
+    return label.split("/", 1)[0] or "unlabelled"
+
+
+@register_backend
+class DockerSandbox(Sandbox):
+    name = "docker"
+    isolation = "container"
+    enforced = ("wall_time_s", "memory_bytes", "max_processes", "output_bytes", "tmp_bytes",
+                "cpus", "log_bytes")
+
+    def __init__(self, image: str | None = None) -> None:
+        self.image_ref = image or os.environ.get("KGB_DOCKER_IMAGE") or "host"
+        self._docker = None
+        self._image: tuple[str, str, str] | None = None  # (reference, id, python)
+
+    @classmethod
+    def unavailable_reason(cls) -> str | None:
+        try:
+            import docker  # noqa: F401
+        except ImportError:
+            return "the docker SDK is not installed (pip install 'kgb[docker]')"
+        try:
+            client = _client(timeout=10)
+            try:
+                client.ping()
+            finally:
+                client.close()
+        except Exception as exc:  # noqa: BLE001 - any failure means "no engine here"
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            return f"no Docker engine answers ({first[:160]}); start dockerd or set DOCKER_HOST"
+        return None
+
+    # ------------------------------------------------------------------ lifecycle helpers
+
+    def _engine(self):
+        if self._docker is None:
+            try:
+                self._docker = _client()
+                self._docker.ping()
+            except Exception as exc:  # noqa: BLE001
+                self._docker = None
+                raise SandboxUnavailable(f"sandbox 'docker' is unavailable: {exc}") from exc
+        return self._docker
+
+    def image(self) -> tuple[str, str, str]:
+        """(reference, content-addressed id, the worker's python), built/resolved once."""
+        if self._image is None:
+            import docker.errors
+
+            client = self._engine()
+            try:
+                if self.image_ref == "host":
+                    tag, image_id = images.ensure_host_image(client)
+                    self._image = (tag, image_id, sys.executable)
+                else:
+                    img = client.images.get(self.image_ref)
+                    python = (img.labels or {}).get(images.PYTHON_LABEL, "/usr/local/bin/python3")
+                    self._image = (self.image_ref, img.id, python)
+            except docker.errors.ImageNotFound as exc:
+                raise SandboxUnavailable(
+                    f"docker image {self.image_ref!r} not found: build it with `docker build -f "
+                    "images/Dockerfile.cpu -t kgb-runner:cpu .` or use the offline `host` "
+                    "image (unset KGB_DOCKER_IMAGE)") from exc
+            except docker.errors.DockerException as exc:
+                raise SandboxUnavailable(f"docker image {self.image_ref!r}: {exc}") from exc
+        return self._image
+
+    def describe(self) -> dict:
+        info = super().describe()
+        if self._image is not None:
+            info["image"], info["image_id"] = self._image[0], self._image[1]
+        return info
+
+    def close(self) -> None:
+        if self._docker is not None:
+            self._docker.close()
+            self._docker = None
+
+    # ------------------------------------------------------------------------------ run
+
+    def run(self, request: SandboxRequest, limits: Limits) -> ExecResult:
+        import docker.errors
+
+        client = self._engine()
+        _, image_id, python = self.image()
+        notes: list[str] = []
+        env = dict(request.env)
+        argv = list(request.argv)
+        if self.image_ref != "host" and _is_host_python(argv[0]):
+            argv[0] = python  # a runner image brings its own Python (and torch, triton)
+        start = time.monotonic()
+        try:
+            container = client.containers.create(**self._spec(request, limits, image_id, env,
+                                                              notes))
+        except docker.errors.DockerException as exc:
+            raise SandboxUnavailable(f"docker could not create the job's container: {exc}") \
+                from exc
+        try:
+            try:
+                container.start()
+            except docker.errors.DockerException as exc:
+                raise SandboxUnavailable(f"docker could not start the job's container: {exc}") \
+                    from exc
+            config = {"argv": argv, "env": env, "cwd": str(request.cwd or request.out_dir),
+                      "rlimits": {"core": 0}, "kill": "all", "kill_uid": 65534,
+                      "timeout_s": limits.wall_time_s, "log_bytes": limits.log_bytes}
+            try:
+                code, out, err, host_timeout = self._exec_worker(client, container, python,
+                                                                 config, limits)
+            except docker.errors.DockerException as exc:
+                raise SandboxUnavailable(f"docker failed while running the job: {exc}") from exc
+            stderr, report = _supervisor.split_report(err)
+            if report is None or report.get("tree_killed") is False or host_timeout:
+                self._exec(client, container, ["/bin/sh", "-c", "kill -9 -1; exit 0"])
+            notes += self._collect(client, container, request, limits)
+        finally:
+            _teardown(container)
+        if report is None:
+            notes.append("the sandbox supervisor did not report (killed from outside?); return "
+                         "code and timeout are the host's view")
+            timed_out, returncode, truncated = host_timeout, code, False
+        else:
+            timed_out = bool(report.get("timed_out")) or host_timeout
+            returncode, truncated = report.get("returncode"), bool(report.get("truncated"))
+            notes += [str(n) for n in report.get("notes") or ()]
+        return ExecResult(None if timed_out else returncode, timed_out,
+                          time.monotonic() - start, out.decode("utf-8", "replace"),
+                          stderr.decode("utf-8", "replace"), truncated, tuple(notes))
+
+    def _spec(self, request: SandboxRequest, limits: Limits, image_id: str,
+              env: dict[str, str], notes: list[str]) -> dict:
+        from docker.types import LogConfig, Mount, Ulimit
+
+        ro = set(images.host_mounts()) if self.image_ref == "host" else set()
+        ro |= {p for p in ETC_MOUNTS if os.path.exists(p)} if self.image_ref == "host" else set()
+        if self.image_ref == "host":
+            ro |= {os.path.realpath(sys.prefix), os.path.realpath(sys.base_prefix)}
+        ro.add(os.path.realpath(_supervisor.__file__))  # the container's own entry point
+        for p in request.ro_paths:
+            ro |= {str(p), os.path.realpath(p)}
+        ro = {p for p in ro if os.path.exists(p)}
+        ro = {p for p in ro if not any(p.startswith(q + "/") for q in ro)}  # nested: covered
+        mounts = [Mount(target=p, source=p, type="bind", read_only=True) for p in sorted(ro)]
+        if self.image_ref == "host":  # the image's /sbin holds docker-init; Triton runs
+            for name in images.SBIN_TOOLS:  # /sbin/ldconfig -p to find libcuda
+                if os.path.isfile(f"/sbin/{name}"):
+                    mounts.append(Mount(target=f"/sbin/{name}", type="bind", read_only=True,
+                                        source=os.path.realpath(f"/sbin/{name}")))
+        owned = "uid=65534,gid=65534,mode=0700"
+        # exec: Triton and torch.compile load the shared objects they build from the scratch
+        tmpfs = {"/tmp": f"size={limits.tmp_bytes},mode=1777,exec",
+                 str(request.tmp_dir): f"size={limits.tmp_bytes},{owned},exec",
+                 str(request.out_dir): f"size={limits.output_bytes},{owned}"}
+        label = request.label or "unlabelled"
+        spec = dict(
+            image=image_id, command=["sleep", str(int(limits.wall_time_s + HOST_GRACE_S + 600))],
+            name=f"kgb-{_slug(label)}-{secrets.token_hex(3)}",
+            labels={LABEL_RUN: run_id_of(label), LABEL_JOB: label,
+                    LABEL_OWNER: f"{socket.gethostname()}:{os.getpid()}"},
+            user="0:0", init=True, read_only=True, network_mode="none", hostname="kgb",
+            cap_drop=["ALL"], security_opt=["no-new-privileges"],
+            pids_limit=limits.max_processes + 3,  # + docker-init, sleep, the supervisor
+            mem_limit=limits.memory_bytes, memswap_limit=limits.memory_bytes,
+            nano_cpus=int(limits.cpus * 1e9), shm_size=SHM_BYTES, tmpfs=tmpfs, mounts=mounts,
+            ulimits=[Ulimit(name="core", soft=0, hard=0)], log_config=LogConfig(type="none"),
+            environment={"PATH": "/usr/local/bin:/usr/bin:/bin"}, working_dir="/",
+            auto_remove=True, detach=True)
+        if request.device.startswith("cuda"):
+            spec["device_requests"] = [self._gpu_request(request.device, env, notes)]
+        return spec
+
+    @staticmethod
+    def _gpu_request(device: str, env: dict[str, str], notes: list[str]):
+        from docker.types import DeviceRequest
+
+        chosen = gpu.resolve(device)
+        if chosen is not None and chosen.uuid:
+            env["CUDA_VISIBLE_DEVICES"] = chosen.uuid
+            ids = [chosen.uuid]
+        else:
+            ids = [device.split(":")[1] if ":" in device else "0"]
+            env["CUDA_VISIBLE_DEVICES"] = "0"  # the one GPU the container sees
+            notes.append("GPU UUID unknown: the device request names the GPU by index")
+        return DeviceRequest(device_ids=ids, capabilities=[["gpu"]])
+
+    def _exec_worker(self, client, container, python: str, config: dict, limits: Limits):
+        """Run the supervisor; (exit code, stdout, stderr, host timed out)."""
+        api = client.api
+        exec_id = api.exec_create(container.id, _supervisor.command(python, config),
+                                  user=WORKER_USER, workdir="/")["Id"]
+        stream = api.exec_start(exec_id, stream=True, demux=True)
+        kept = {"out": bytearray(), "err": bytearray()}
+        caps = {"out": limits.log_bytes, "err": limits.log_bytes + REPORT_ROOM}
+
+        def pump() -> None:
+            try:
+                for out, err in stream:
+                    for key, chunk in (("out", out), ("err", err)):
+                        if chunk and len(kept[key]) < caps[key]:
+                            kept[key] += chunk[:caps[key] - len(kept[key])]
+            except Exception:  # noqa: BLE001 - the stream ends when the container is killed
+                pass
+
+        reader = threading.Thread(target=pump, daemon=True)
+        reader.start()
+        reader.join(limits.wall_time_s + HOST_GRACE_S)
+        host_timeout = reader.is_alive()
+        if host_timeout:  # the supervisor itself is stuck or was stopped: kill from outside
+            if not self._exec(client, container, ["/bin/sh", "-c", "kill -9 -1; exit 0"]):
+                _quietly(container.kill)
+            reader.join(10)
+            if reader.is_alive():
+                _quietly(container.kill)
+                reader.join(10)
+        code = _quietly(lambda: api.exec_inspect(exec_id).get("ExitCode"))
+        return code, bytes(kept["out"]), bytes(kept["err"]), host_timeout
+
+    @staticmethod
+    def _exec(client, container, cmd: list[str]) -> bool:
+        try:
+            exec_id = client.api.exec_create(container.id, cmd, user=WORKER_USER)["Id"]
+            client.api.exec_start(exec_id)
+            return True
+        except Exception:  # noqa: BLE001 - e.g. the pids limit is exhausted by a fork bomb
+            return False
+
+    def _collect(self, client, container, request: SandboxRequest, limits: Limits) -> list[str]:
+        """Stream the output tmpfs out with tar (uid 65534, after every worker process is
+        dead) and unpack regular files and folders, at most output_bytes, on the host."""
+        budget = limits.output_bytes + limits.output_bytes // 8 + 4 * MiB  # + tar headers
+        try:
+            exec_id = client.api.exec_create(
+                container.id, ["tar", "-C", str(request.out_dir), "-cf", "-", "."],
+                user=WORKER_USER)["Id"]
+            stream = client.api.exec_start(exec_id, stream=True, demux=True)
+            with tempfile.SpooledTemporaryFile(max_size=16 * MiB) as spool:
+                size = 0
+                for out, _ in stream:
+                    if out and size < budget:
+                        spool.write(out[:budget - size])
+                        size += len(out)
+                spool.seek(0)
+                return unpack(spool, Path(request.out_dir), limits.output_bytes)
+        except Exception as exc:  # noqa: BLE001
+            return [f"could not copy the outputs out of the container: {exc}"]
+
+
+def unpack(fileobj, dest: Path, budget: int) -> list[str]:
+    """Unpack a tar stream into dest: regular files and folders only, no absolute or `..`
+    names, nothing through links, at most `budget` bytes. Returns notes on what was skipped."""
+    skipped, total = 0, 0
+    root = dest.resolve()
+    try:
+        tar = tarfile.open(fileobj=fileobj, mode="r|")
+    except tarfile.TarError:
+        return []  # empty output folder: tar wrote nothing usable
+    with tar:
+        for member in tar:
+            name = os.path.normpath(member.name)
+            if name in (".", "") and member.isdir():
+                continue
+            target = (root / name)
+            if name.startswith(("/", "..")) or not (member.isreg() or member.isdir()) \
+                    or os.path.realpath(target.parent) != str(target.parent) \
+                    or not str(target).startswith(str(root) + "/"):
+                skipped += 1
+                continue
+            if member.isdir():
+                target.mkdir(parents=True, exist_ok=True)
+                continue
+            if total + member.size > budget:
+                skipped += 1
+                continue
+            source = tar.extractfile(member)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644)
+            with os.fdopen(fd, "wb") as f:
+                while chunk := source.read(1 << 20):
+                    f.write(chunk)
+            total += member.size
+    return [f"{skipped} output entries that are not regular files or folders (or over the "
+            "cap) were not copied out"] if skipped else []
+
+
+def _teardown(container) -> None:
+    """stop → kill → remove; each step may find the container already gone (auto_remove)."""
+    import docker.errors
+
+    for step in (lambda: container.stop(timeout=1), container.kill,
+                 lambda: container.remove(force=True)):
+        try:
+            step()
+        except docker.errors.NotFound:
+            return
+        except docker.errors.APIError:
+            continue
+
+
+def _quietly(fn):
+    try:
+        return fn()
+    except Exception:  # noqa: BLE001
+        return None
+
+
+def _is_host_python(path: str) -> bool:
+    real = os.path.realpath(path)
+    return any(real.startswith(os.path.realpath(p) + "/") for p in (sys.prefix, sys.base_prefix))
+
+
+def _slug(label: str) -> str:
+    return re.sub(r"[^a-zA-Z0-9_.-]+", "-", label)[:48].strip("-.") or "job"
+
+
+__all__ = ["DockerSandbox", "unpack", "run_id_of", "LABEL_RUN", "LABEL_JOB", "LABEL_OWNER"]

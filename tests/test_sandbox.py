@@ -1,0 +1,427 @@
+"""Sandbox backends.
+
+- Conformance: `kgb sandbox check`'s probes all hold on docker and bwrap, and on process for
+  every property it claims (its missing isolation shows as failures, never as passes).
+- The check can fail: every property fails on a deliberately broken backend, and single
+  misconfigurations of the real backends (home bound, host network) are caught.
+- Hostile kernels (tests/fixtures/hostile) end with a verdict through `kgb verify` on every
+  backend, the run going on to the next kernel, with the static layer switched off so the
+  sandbox alone must contain them.
+- Units: safe unpacking of outputs, the supervisor's report, GPU resolution, the host image,
+  `kgb sandbox clean`.
+
+docker/bwrap tests skip (with the backend's own reason) only when the engine or binary is
+missing; `.ci/setup-sandboxes` installs both on CI. KGB_TEST_STDOUT_GB sizes the stdout flood.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import secrets
+import socket
+import subprocess
+import tarfile
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+
+from kgb.sandbox import available_backends, create_sandbox
+from kgb.sandbox.base import GiB, MiB, ExecResult, Limits, Sandbox, SandboxRequest
+from kgb.sandbox.selfcheck import PROPERTIES, format_line, run_selfcheck
+
+ROOT = Path(__file__).resolve().parent.parent
+HOSTILE = ROOT / "tests" / "fixtures" / "hostile"
+STDOUT_BYTES = int(float(os.environ.get("KGB_TEST_STDOUT_GB", "10")) * GiB)
+IS_ROOT = os.geteuid() == 0
+
+
+def backend_or_skip(name: str) -> Sandbox:
+    reasons = available_backends()
+    if name not in reasons:
+        pytest.skip(f"the {name} backend cannot be imported here")
+    if reasons[name]:
+        pytest.skip(f"{name} backend unavailable: {reasons[name]}")
+    return create_sandbox(name)
+
+
+def _fails(outcomes) -> list[str]:
+    return [format_line(o) for o in outcomes if o.status == "fail"]
+
+
+# ------------------------------------------------------------------------------ conformance
+
+def _conformance(name: str) -> None:
+    sandbox = backend_or_skip(name)
+    try:
+        outcomes = run_selfcheck(sandbox, stdout_bytes=STDOUT_BYTES)
+    finally:
+        sandbox.close()
+    assert not _fails(outcomes), "\n".join(_fails(outcomes))
+    assert all(o.claimed for o in outcomes), "a container/namespace backend claims everything"
+    assert {o.name for o in outcomes if o.status == "skip"} <= {"gpu_isolated", "gpu_usable"}
+
+
+@pytest.mark.docker
+def test_docker_conformance():
+    _conformance("docker")
+
+
+@pytest.mark.bwrap
+def test_bwrap_conformance():
+    _conformance("bwrap")
+
+
+def test_process_holds_what_it_claims_and_reports_the_rest():
+    sandbox = create_sandbox("process")
+    outcomes = {o.name: o for o in run_selfcheck(sandbox, stdout_bytes=GiB)}
+    broken_claims = [format_line(o) for o in outcomes.values() if o.claimed and o.status != "pass"
+                     and o.status != "skip"]
+    assert not broken_claims, "\n".join(broken_claims)
+    # isolation: none — the probes must see the leaks and say so
+    for name in ("network", "host_files_hidden", "host_processes_hidden", "root_readonly",
+                 "tmp_capped", "output_capped"):
+        assert outcomes[name].status == "fail" and not outcomes[name].claimed, name
+    assert ("max_processes" in sandbox.enforced) == (not IS_ROOT)
+    if IS_ROOT:  # root is exempt from RLIMIT_NPROC: reported as a failure, never as a pass
+        assert outcomes["fork_bomb_contained"].status == "fail"
+
+
+# ------------------------------------------------------------------- the check can fail
+
+class NaiveSandbox(Sandbox):
+    """Deliberately broken: inherits the caller's environment, keeps every byte of output,
+    sets no limits, and on timeout kills only its child's process group."""
+
+    name, isolation, enforced = "naive-test", "none", ()
+
+    @classmethod
+    def unavailable_reason(cls):
+        return None
+
+    def run(self, request: SandboxRequest, limits: Limits) -> ExecResult:
+        start = time.monotonic()
+        proc = subprocess.Popen(list(request.argv), env={**os.environ, **dict(request.env)},
+                                cwd=request.cwd, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, start_new_session=True)
+        timed_out = False
+        try:
+            out, err = proc.communicate(timeout=limits.wall_time_s)
+        except subprocess.TimeoutExpired:
+            timed_out = True
+            proc.kill()
+            try:  # an escaped daemon may hold the pipes open forever
+                out, err = proc.communicate(timeout=2)
+            except subprocess.TimeoutExpired:
+                out, err = b"", b""
+        finally:
+            try:
+                os.killpg(proc.pid, 9)
+            except ProcessLookupError:
+                pass
+        return ExecResult(None if timed_out else proc.returncode, timed_out,
+                          time.monotonic() - start, out.decode(errors="replace"),
+                          err.decode(errors="replace"))
+
+
+@pytest.mark.parametrize("prop", [p.name for p in PROPERTIES if not p.name.startswith("gpu")])
+def test_each_probe_fails_on_a_broken_backend(prop):
+    outcomes = run_selfcheck(NaiveSandbox(), stdout_bytes=16 * MiB, only=(prop,))
+    assert [o.status for o in outcomes] == ["fail"], outcomes
+    assert outcomes[0].claimed == (prop == "env_scrubbed")  # every backend claims that one
+
+
+@pytest.mark.bwrap
+def test_bwrap_binding_too_much_leaks_a_host_file():
+    """One mistake — binding the folder around the job instead of the job — is caught."""
+    from dataclasses import replace
+
+    from kgb.sandbox.bwrap import BwrapSandbox
+
+    backend_or_skip("bwrap")
+
+    class BindsTheParent(BwrapSandbox):
+        def run(self, request, limits):
+            parent = request.out_dir.parent.parent  # the folder holding the job folder
+            return super().run(replace(request, ro_paths=request.ro_paths + (parent,)), limits)
+
+    outcomes = run_selfcheck(BindsTheParent(), only=("host_files_hidden",))
+    assert outcomes[0].status == "fail" and "secret.txt" in outcomes[0].detail, outcomes
+
+
+@pytest.mark.docker
+def test_docker_on_the_host_network_is_caught():
+    from kgb.sandbox.docker import DockerSandbox
+
+    backend_or_skip("docker")
+
+    class HostNetwork(DockerSandbox):
+        def _spec(self, *args, **kwargs):
+            return dict(super()._spec(*args, **kwargs), network_mode="host")
+
+    box = HostNetwork()
+    try:
+        outcomes = run_selfcheck(box, only=("network",))
+    finally:
+        box.close()
+    assert outcomes[0].status == "fail"
+
+
+# ----------------------------------------------------------------------- hostile kernels
+
+# task → the verdict when the sandbox contains the attack (see the manifest's comment)
+CONTAINED = {"math.addcmul": "passed",            # socket_connect
+             "activation.gelu_tanh": "passed",    # write_root
+             "index.embedding": "passed",         # read_secret
+             "fusion.linear_bias_relu": "passed",  # huge_output
+             "matmul.matmul": "timeout",          # fork_bomb
+             "normalization.softmax": "timeout",  # infinite_loop
+             "convolution.conv2d_3x3": "timeout"}   # sleep_forever
+HANGS = {"matmul.matmul", "normalization.softmax", "convolution.conv2d_3x3"}
+HOSTILE_TIMEOUT_S = 20.0
+LOOPBACK_PORT = 47923  # kernels/socket_connect.py connects here
+
+
+class _Listener:
+    def __init__(self, port: int) -> None:
+        self.accepted, self.sock = 0, socket.socket()
+        try:
+            self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            self.sock.bind(("127.0.0.1", port))
+            self.sock.listen(8)
+            self.sock.settimeout(0.1)
+        except OSError:
+            self.sock.close()
+            self.sock = None
+
+    def poll(self) -> int:
+        while self.sock is not None:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                break
+            self.accepted += 1
+            conn.close()
+        return self.accepted
+
+    def close(self) -> None:
+        if self.sock is not None:
+            self.sock.close()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("backend", [pytest.param("docker", marks=pytest.mark.docker),
+                                     pytest.param("bwrap", marks=pytest.mark.bwrap),
+                                     "process"])
+def test_hostile_kernels_end_with_verdicts(backend, tmp_path, monkeypatch):
+    import kgb.runner.execute as execute
+    from kgb.runner.verify import VerifyOptions, run_verify
+
+    backend_or_skip(backend).close()
+    # Defence in depth: with the static layer on, these never run. Off, the sandbox alone
+    # has to hold them.
+    monkeypatch.setattr(execute, "static_findings", lambda source, job: None)
+    tasks = list(CONTAINED)
+    if backend == "process" and IS_ROOT:
+        # Not run: root is exempt from RLIMIT_NPROC, so on the process backend the fork bomb
+        # would take the whole host down (sandbox check reports this as a failure).
+        tasks.remove("matmul.matmul")
+    secret = Path.home() / "kgb-hostile-secret"
+    secret.write_text(f"SECRET {secrets.token_hex(8)}\n")
+    secret.chmod(0o644)
+    listener = _Listener(LOOPBACK_PORT)
+    out = tmp_path / "out"
+    try:
+        report = run_verify(VerifyOptions(
+            submission=HOSTILE, tasks_dir=ROOT / "tasks", out_dir=out, device="cpu",
+            sandbox=backend, timeout_s=HOSTILE_TIMEOUT_S, only=tuple(tasks)), as_json=True)
+        accepted = listener.poll()
+    finally:
+        listener.close()
+        secret.unlink(missing_ok=True)
+        Path("/kgb-hostile-was-here").unlink(missing_ok=True)
+    verdicts = {job["task"]: job["verdict"] for job in report["jobs"]}
+    assert report["complete"] and set(verdicts) == set(tasks), verdicts
+    if backend == "process":  # no isolation: the attacks may succeed, but every job ends
+        assert all(verdicts[t] == "timeout" for t in HANGS & set(tasks)), verdicts
+    else:
+        assert verdicts == {t: CONTAINED[t] for t in tasks}, verdicts
+        assert accepted == 0, "a kernel reached the host's loopback"
+    stdout_log = out / "jobs" / "fusion.linear_bias_relu" / "stdout.log"
+    assert stdout_log.stat().st_size <= Limits().log_bytes
+    time.sleep(1)
+    left = [p.pid for p in psutil.process_iter(["cmdline"])
+            if any(str(out) in part for part in (p.info["cmdline"] or []))]
+    assert not left, f"processes of the run outlived it: {left}"
+    if backend == "docker":
+        import docker
+
+        client = docker.from_env()
+        try:
+            assert not client.containers.list(all=True, filters={"label": "kgb.run"})
+        finally:
+            client.close()
+
+
+# ---------------------------------------------------------------------------------- units
+
+def _tar(entries) -> io.BytesIO:
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w") as tar:
+        for name, kind, data, target in entries:
+            info = tarfile.TarInfo(name)
+            info.type, info.linkname, info.size = kind, target, len(data)
+            tar.addfile(info, io.BytesIO(data) if data else None)
+    buf.seek(0)
+    return buf
+
+
+def test_unpack_keeps_only_regular_files_and_folders_within_the_cap(tmp_path):
+    from kgb.sandbox.docker import unpack
+
+    data = _tar([("./result.json", tarfile.REGTYPE, b"{}", ""),
+                 ("./sub", tarfile.DIRTYPE, b"", ""),
+                 ("./sub/out.bin", tarfile.REGTYPE, b"x" * 10, ""),
+                 ("./link", tarfile.SYMTYPE, b"", "/etc/passwd"),
+                 ("./hard", tarfile.LNKTYPE, b"", "result.json"),
+                 ("../escape", tarfile.REGTYPE, b"no", ""),
+                 ("/abs", tarfile.REGTYPE, b"no", ""),
+                 ("./dev", tarfile.CHRTYPE, b"", ""),
+                 ("./big", tarfile.REGTYPE, b"y" * 100, "")])
+    notes = unpack(data, tmp_path, budget=50)
+    assert sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*")) == \
+        ["result.json", "sub", "sub/out.bin"]
+    assert notes and "6 output entries" in notes[0]
+    assert not (tmp_path.parent / "escape").exists()
+
+
+def test_supervisor_report_is_the_last_one(tmp_path):
+    from kgb.sandbox._supervisor import REPORT_TAG, split_report
+
+    forged = REPORT_TAG + b'{"returncode": 0, "timed_out": false}\n'
+    real = REPORT_TAG + b'{"returncode": 3, "timed_out": false}\n'
+    err, report = split_report(b"worker says hi" + forged + b"more" + real)
+    assert report["returncode"] == 3 and err.startswith(b"worker says hi")
+    assert split_report(b"no report at all") == (b"no report at all", None)
+
+
+def test_process_backend_kills_a_fast_escapee(tmp_path):
+    """The supervisor is a subreaper: a child that double-forks before the host ever polls is
+    still found and killed when the job ends."""
+    import sys
+
+    marker = f"kgb-test-escapee-{secrets.token_hex(4)}"
+    code = ("import os,sys\nif os.fork()==0:\n os.setsid()\n if os.fork()==0:\n"
+            f"  os.execv(sys.executable,[sys.executable,'-c','import time; time.sleep(60)',"
+            f"'{marker}'])\n os._exit(0)\n")
+    result = create_sandbox("process").run(SandboxRequest(
+        argv=(sys.executable, "-c", code), out_dir=tmp_path, ro_paths=(), env=(),
+        tmp_dir=tmp_path), Limits(wall_time_s=20))
+    assert result.returncode == 0 and not result.timed_out
+    time.sleep(0.3)
+    assert not [p for p in psutil.process_iter(["cmdline"]) if marker in (p.info["cmdline"] or [])]
+
+
+@pytest.mark.parametrize("backend", [pytest.param("docker", marks=pytest.mark.docker),
+                                     pytest.param("bwrap", marks=pytest.mark.bwrap),
+                                     "process"])
+def test_a_worker_that_kills_its_supervisor_leaves_nothing(backend, tmp_path):
+    """Where the worker may signal the supervisor (same uid), killing it must not let the
+    worker outlive the job: the host's backstop takes over."""
+    import sys
+
+    sandbox = backend_or_skip(backend)
+    marker = f"kgb-test-orphan-{secrets.token_hex(4)}"
+    code = ("import os, sys, time\ntry:\n    os.kill(os.getppid(), 9)\nexcept OSError:\n"
+            "    pass\ntime.sleep(60)\n")
+    tmp_path.chmod(0o755)
+    out = tmp_path / "out"
+    out.mkdir()
+    start = time.monotonic()
+    try:
+        result = sandbox.run(SandboxRequest(
+            argv=(sys.executable, "-c", code, marker), out_dir=out, ro_paths=(), env=(),
+            tmp_dir=tmp_path / "tmp"), Limits(wall_time_s=5))
+    finally:
+        sandbox.close()
+    assert time.monotonic() - start < 5 + 20
+    assert result.returncode != 0
+    time.sleep(0.5)
+    assert not [p for p in psutil.process_iter(["cmdline"]) if marker in (p.info["cmdline"] or [])]
+
+
+def test_gpu_resolution_reads_the_driver(tmp_path, monkeypatch):
+    from kgb.sandbox import gpu
+
+    for bus, uuid, minor in (("0000:41:00.0", "GPU-bbbb", 1), ("0000:01:00.0", "GPU-aaaa", 0)):
+        (tmp_path / bus).mkdir()
+        (tmp_path / bus / "information").write_text(
+            f"Model: \t\t NVIDIA H200\nGPU UUID: \t {uuid}\nDevice Minor: \t {minor}\n")
+    monkeypatch.setattr(gpu, "DRIVER_GPUS", str(tmp_path))
+    monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
+    first, second = gpu.resolve("cuda:0"), gpu.resolve("cuda:1")
+    assert (first.uuid, first.node) == ("GPU-aaaa", "/dev/nvidia0")  # PCI bus order
+    assert (second.uuid, second.node) == ("GPU-bbbb", "/dev/nvidia1")
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "1")
+    assert gpu.resolve("cuda:0").uuid == "GPU-bbbb"
+    assert gpu.resolve("cpu") is None and gpu.resolve("cuda:5") is None
+
+
+def test_host_image_is_reproducible():
+    from kgb.sandbox import images
+
+    first, second = images.host_rootfs(), images.host_rootfs()
+    assert first == second and images.host_tag(first) == images.host_tag(second)
+    with tarfile.open(fileobj=io.BytesIO(first)) as tar:
+        names = tar.getnames()
+        passwd = tar.extractfile("etc/passwd").read().decode()
+    assert "65534" in passwd and "tmp" in names and "usr" in names
+
+
+@pytest.mark.docker
+def test_clean_removes_leftovers_and_spares_live_runs():
+    from kgb.sandbox.clean import clean
+    from kgb.sandbox.docker import DockerSandbox
+
+    box = backend_or_skip("docker")
+    assert isinstance(box, DockerSandbox)
+    _, image_id, _ = box.image()
+    client = box._engine()
+    run_id = f"cleantest-{secrets.token_hex(4)}"
+    mine = f"{socket.gethostname()}:{os.getpid()}"
+    dead = client.containers.create(image_id, ["sleep", "60"], labels={
+        "kgb.run": run_id, "kgb.owner": "elsewhere:1"}, volumes={"/usr": {"bind": "/usr",
+                                                                           "mode": "ro"}})
+    live = client.containers.run(image_id, ["sleep", "60"], detach=True, labels={
+        "kgb.run": run_id, "kgb.owner": mine}, volumes={"/usr": {"bind": "/usr", "mode": "ro"}})
+    try:
+        lines = clean(run_id)
+        names = {c.name for c in client.containers.list(all=True,
+                                                         filters={"label": f"kgb.run={run_id}"})}
+        assert names == {live.name}, lines
+        clean(run_id, everything=True)
+        assert not client.containers.list(all=True, filters={"label": f"kgb.run={run_id}"})
+    finally:
+        for c in (dead, live):
+            try:
+                c.remove(force=True)
+            except Exception:  # noqa: BLE001 - already gone
+                pass
+        box.close()
+
+
+def test_cli_check_exit_codes(kgb, monkeypatch):
+    ok = kgb("sandbox", "check", "--backend", "process", "--only", "env_scrubbed", timeout=120)
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    assert "PASS  env_scrubbed" in ok.stdout
+    leak = kgb("sandbox", "check", "--backend", "process", "--only", "network", "--json",
+               timeout=120)
+    assert leak.returncode == 1, leak.stdout + leak.stderr
+    facts = json.loads(leak.stdout)
+    assert facts["ok"] is False and facts["properties"][0]["status"] == "fail"
+    monkeypatch.setenv("DOCKER_HOST", "unix:///nonexistent/docker.sock")
+    gone = kgb("sandbox", "check", "--backend", "docker", timeout=120)
+    assert gone.returncode == 3 and "unavailable" in gone.stderr
