@@ -4,6 +4,7 @@ then the jobs already finished are written to report.json first."""
 
 from __future__ import annotations
 
+import os
 import secrets
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,6 +38,9 @@ class VerifyOptions:
 def resolve_device(requested: str) -> str:
     if requested == "cpu":
         return "cpu"
+    # cuda:N must name the same GPU for torch here, for the judge and for the sandbox's device
+    # binding (which goes by PCI bus order).
+    os.environ.setdefault("CUDA_DEVICE_ORDER", "PCI_BUS_ID")
     import torch
 
     if torch.cuda.is_available():
