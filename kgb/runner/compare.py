@@ -61,9 +61,7 @@ def _compare_one(out: torch.Tensor, ref: torch.Tensor, tol: Tolerance, exact: bo
                               f"{tol.int_atol} (max {max_abs})")
         # int_atol lets exact .5 ties flip; the relative L2 bound stops a kernel that is off by
         # one everywhere (truncating instead of rounding) from hiding inside that slack.
-        ref_norm = float(torch.linalg.vector_norm(ref.double()))
-        err_norm = float(torch.linalg.vector_norm(diff.double()))
-        rel_l2 = err_norm / ref_norm if ref_norm > 0 else (0.0 if err_norm == 0 else math.inf)
+        rel_l2 = _rel_l2(diff.double(), ref.double())
         if tol.int_atol and rel_l2 > tol.rel_l2:
             return Comparison(False, float(max_abs), rel_l2,
                               f"relative L2 error {rel_l2:.3g} above {tol.rel_l2:g}")
@@ -81,16 +79,21 @@ def _compare_one(out: torch.Tensor, ref: torch.Tensor, tol: Tolerance, exact: bo
         return Comparison(True, 0.0, 0.0)
     err = (o - r).abs()
     max_abs = float(err.max())
-    ref_norm = float(torch.linalg.vector_norm(r))
-    err_norm = float(torch.linalg.vector_norm(o - r))
-    rel_l2 = err_norm / ref_norm if ref_norm > 0 else (0.0 if err_norm == 0 else math.inf)
+    rel_l2 = _rel_l2(o - r, r)
     outside = int((err > tol.atol + tol.rtol * r.abs()).sum())
     if outside:
         return Comparison(False, max_abs, rel_l2,
                           f"{outside} of {r.numel()} elements outside atol={tol.atol:g} "
                           f"rtol={tol.rtol:g} (max abs error {max_abs:.3g})")
     # An all-zero reference gives rel_l2 = inf for any error; allclose alone judges it then.
-    if ref_norm > 0 and rel_l2 > tol.rel_l2:
+    if rel_l2 != math.inf and rel_l2 > tol.rel_l2:
         return Comparison(False, max_abs, rel_l2,
                           f"relative L2 error {rel_l2:.3g} above {tol.rel_l2:g}")
     return Comparison(True, max_abs, rel_l2)
+
+
+def _rel_l2(error: torch.Tensor, ref: torch.Tensor) -> float:
+    """‖error‖/‖ref‖; 0 when both are zero, inf when only the reference is."""
+    ref_norm = float(torch.linalg.vector_norm(ref))
+    err_norm = float(torch.linalg.vector_norm(error))
+    return err_norm / ref_norm if ref_norm > 0 else (0.0 if err_norm == 0 else math.inf)
