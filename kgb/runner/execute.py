@@ -54,7 +54,6 @@ def run_job(job: Job, ctx: JobContext) -> tuple[Verdict, dict[str, Any]]:
 
     source = job.kernel.path.read_text(errors="replace")
     findings = static_findings(source, job)
-    facts["static_layer"] = "ran" if findings is not None else "unavailable"
     if findings:
         return _finish(job_dir, decide(has_kernel=True, findings=findings, execution=None,
                                        result=None, judge=None, limits=None, timeout_s=0,
@@ -92,12 +91,10 @@ def run_job(job: Job, ctx: JobContext) -> tuple[Verdict, dict[str, Any]]:
     return _finish(job_dir, verdict, facts)
 
 
-def static_findings(source: str, job: Job) -> list[Finding] | None:
-    """Layer 1, or None when this build of kgb has no static layer."""
-    try:
-        from kgb.anticheat.static import analyze
-    except ImportError:
-        return None
+def static_findings(source: str, job: Job) -> list[Finding]:
+    """Layer 1. It always runs: a kgb that cannot import it fails, it never skips it."""
+    from kgb.anticheat.static import analyze
+
     assert job.kernel is not None
     return analyze(source, job.kernel.file, job.entry, job.task.forbid, job.task.category)
 
