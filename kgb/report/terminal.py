@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import sys
+import time
 from pathlib import Path
 from typing import Iterable
 
@@ -23,12 +25,17 @@ def _console() -> Console:
 
 
 class JobProgress:
-    """A progress bar over jobs (on stderr, so --json output stays clean)."""
+    """A progress bar over jobs on stderr (so --json output stays clean). When stderr is not a
+    terminal (CI logs, remote runs) a bar is invisible until the end, so each finished job
+    prints one line instead: a killed run still shows how far it got."""
 
     def __init__(self, total: int, quiet: bool = False) -> None:
+        console = Console(stderr=True)
+        self._lines = not quiet and not console.is_terminal
+        self._total, self._finished, self._started = total, 0, time.monotonic()
         self._progress = Progress(TextColumn("[bold]verify"), BarColumn(), MofNCompleteColumn(),
                                   TextColumn("{task.description}"), TimeElapsedColumn(),
-                                  console=Console(stderr=True), disable=quiet, transient=False)
+                                  console=console, disable=quiet or self._lines, transient=False)
         self._bar = self._progress.add_task("", total=total)
 
     def __enter__(self) -> "JobProgress":
@@ -39,10 +46,17 @@ class JobProgress:
         self._progress.__exit__(*exc)
 
     def start(self, name: str) -> None:
+        self._job_started = time.monotonic()
         self._progress.update(self._bar, description=name)
 
     def done(self, name: str, verdict: str) -> None:
+        self._finished += 1
         self._progress.update(self._bar, advance=1, description=f"{name}: {verdict}")
+        if self._lines:
+            now = time.monotonic()
+            print(f"verify [{self._finished}/{self._total}] {name}: {verdict} "
+                  f"({now - self._job_started:.1f} s, {now - self._started:.0f} s total)",
+                  file=sys.stderr, flush=True)
 
 
 def _fmt(value: float | None, spec: str = ".2e") -> str:
