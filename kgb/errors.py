@@ -9,6 +9,7 @@ class ExitCode:
     FINDINGS = 1  # `kgb lint` / `kgb sandbox check`: the thing checked did not pass
     BAD_INPUT = 2  # unreadable archive, bad manifest, unknown task id, bad option ...
     INFRA = 3  # kgb or the machine failed: sandbox unavailable, reference worker crashed ...
+    INTERRUPTED = 130  # Ctrl-C, SIGTERM or SIGHUP: jobs torn down, partial report written
 
 
 class KgbError(Exception):
@@ -37,3 +38,9 @@ class InfraError(KgbError):
     """kgb's own machinery failed; never a verdict on a kernel."""
 
     exit_code = ExitCode.INFRA
+
+
+class Interrupted(KgbError):
+    """The user or the system stopped the run (Ctrl-C, SIGTERM, SIGHUP)."""
+
+    exit_code = ExitCode.INTERRUPTED

@@ -20,8 +20,10 @@ import io
 import json
 import os
 import secrets
+import signal
 import socket
 import subprocess
+import sys
 import tarfile
 import time
 from pathlib import Path
@@ -425,3 +427,46 @@ def test_cli_check_exit_codes(kgb, monkeypatch):
     monkeypatch.setenv("DOCKER_HOST", "unix:///nonexistent/docker.sock")
     gone = kgb("sandbox", "check", "--backend", "docker", timeout=120)
     assert gone.returncode == 3 and "unavailable" in gone.stderr
+
+
+# ------------------------------------------------------------------------------ interruption
+
+def _left_behind(backend: str, out: Path) -> list[str]:
+    if backend == "docker":
+        import docker
+
+        client = docker.from_env()
+        return [c.name for c in client.containers.list(all=True, filters={"label": "kgb.run"})]
+    alive = []
+    for proc in psutil.process_iter(["cmdline", "status"]):
+        if str(out) in " ".join(proc.info["cmdline"] or []) and \
+                proc.info["status"] != psutil.STATUS_ZOMBIE:
+            alive.append(f"{proc.pid}: {' '.join(proc.info['cmdline'])[:80]}")
+    return alive
+
+
+@pytest.mark.parametrize("backend", [pytest.param("docker", marks=pytest.mark.docker),
+                                     pytest.param("bwrap", marks=pytest.mark.bwrap),
+                                     "process"])
+def test_sigterm_tears_down_the_job_in_flight_and_keeps_the_finished_ones(backend, tmp_path):
+    """A stopped run loses nothing it finished and leaves no worker behind (exit 130)."""
+    backend_or_skip(backend).close()
+    out = tmp_path / "out"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "kgb.cli", "verify", str(ROOT / "examples" / "broken"),
+         "--device", "cpu", "--sandbox", backend, "--timeout", "120",
+         "--only", "math.addcmul,reduce.sum_rows", "--out", str(out)],
+        stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    for line in proc.stderr:  # one line per finished job, since stderr is a pipe
+        if "verify [1/2]" in line:
+            break
+    time.sleep(4)  # the hanging sum_rows kernel is now running in its worker
+    assert _left_behind(backend, out), "the second job's worker should be running"
+    proc.send_signal(signal.SIGTERM)
+    rest = proc.stderr.read()
+    assert proc.wait(timeout=60) == 130, rest
+    assert "interrupted by SIGTERM after 1 of 2 jobs" in rest
+    report = json.loads((out / "report.json").read_text())
+    assert report["complete"] is False
+    assert [(j["task"], j["verdict"]) for j in report["jobs"]] == [("math.addcmul", "incorrect")]
+    assert _left_behind(backend, out) == []

@@ -4,12 +4,15 @@ then the jobs already finished are written to report.json first."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import secrets
+import signal
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from kgb.errors import BadInput, InfraError
+from kgb.errors import BadInput, InfraError, Interrupted
 from kgb.report.json_report import build_report, write_report
 from kgb.runner.execute import JobContext, run_job
 from kgb.runner.plan import Job, plan_jobs
@@ -80,8 +83,9 @@ def run_verify(options: VerifyOptions, as_json: bool = False) -> dict:
 
     results: list[tuple[Job, object, dict]] = []
     failure: InfraError | None = None
+    interrupted: str | None = None
     try:
-        with JobProgress(len(jobs), quiet=as_json) as progress:
+        with _stop_signals_interrupt(), JobProgress(len(jobs), quiet=as_json) as progress:
             for job in jobs:
                 progress.start(job.task.id)
                 try:
@@ -91,13 +95,39 @@ def run_verify(options: VerifyOptions, as_json: bool = False) -> dict:
                     break
                 results.append((job, verdict, facts))
                 progress.done(job.task.id, verdict.verdict)
+    except KeyboardInterrupt as exc:  # the job in flight was torn down by its own `finally`
+        interrupted = str(exc) or "SIGINT"
     finally:
         sandbox.close()
     report = build_report(seed=seed, device=device, sandbox=sandbox, submission=submission,
-                          results=results, complete=failure is None, limits=limits,
-                          pricing=options.pricing)
+                          results=results, complete=failure is None and interrupted is None,
+                          limits=limits, pricing=options.pricing)
     write_report(report, out_dir)
+    partial = f"partial report in {out_dir / 'report.json'}"
+    if interrupted is not None:
+        raise Interrupted(f"interrupted by {interrupted} after {len(results)} of {len(jobs)} "
+                          f"jobs; {partial}")
     if failure is not None:
-        raise InfraError(f"{failure.message} (partial report in {out_dir / 'report.json'})")
+        raise InfraError(f"{failure.message} ({partial})")
     print_report(report, as_json=as_json, out_dir=out_dir)
     return report
+
+
+@contextlib.contextmanager
+def _stop_signals_interrupt():
+    """SIGTERM and SIGHUP end the run like Ctrl-C: the job in flight is torn down through the
+    `finally` blocks (process tree killed, container removed) and the finished jobs are
+    reported, instead of the interpreter dying with the sandbox still running."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum, _frame):
+        raise KeyboardInterrupt(signal.Signals(signum).name)
+
+    previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
