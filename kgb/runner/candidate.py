@@ -70,6 +70,14 @@ def _run(job: dict, result: dict) -> None:
         result["error"] = f"the kernel file does not define a function {job['entry']!r}"
         result["error_kind"] = "compile"
         return
+    if job["interpreter"]:
+        from kgb.runner.jit_globals import non_constexpr_globals
+
+        uses = non_constexpr_globals(candidate)
+        if uses:  # what compiling would have refused: the GPU run's verdict, predicted
+            result["error"] = uses[0].message(Path(job["kernel_path"]).name)
+            result["error_kind"] = "compile"
+            return
 
     result["stage"] = "cases"
     sync = torch.cuda.synchronize if device.startswith("cuda") else (lambda: None)

@@ -1,0 +1,64 @@
+"""Compiled Triton refuses plain globals in kernels; the CPU interpreter does not. kgb predicts
+the GPU's compile error on the CPU instead of passing a kernel no GPU can compile."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, run_kgb, write_submission
+from kgb.runner.jit_globals import non_constexpr_globals
+
+FIXTURES = ROOT / "tests" / "fixtures" / "compile"
+
+
+def _load(path: Path):
+    spec = importlib.util.spec_from_file_location(f"jitg_{path.stem}", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _line_of(path: Path, text: str) -> int:
+    return next(i for i, line in enumerate(path.read_text().splitlines(), 1)
+                if text in line and not line.lstrip().startswith(("#", "HALF =", "def ")))
+
+
+@pytest.mark.parametrize("fixture, name, is_function", [
+    ("addcmul_plain_global.py", "HALF", False),
+    ("addcmul_python_helper.py", "_half", True),
+])
+def test_refused_globals_are_found_with_their_line(fixture, name, is_function):
+    path = FIXTURES / fixture
+    [use] = non_constexpr_globals(_load(path))
+    assert (use.kernel, use.name, use.is_function) == ("_addcmul_kernel", name, is_function)
+    assert use.line == _line_of(path, name)
+
+
+def test_constexpr_globals_jit_helpers_modules_and_dtypes_are_allowed():
+    assert non_constexpr_globals(_load(FIXTURES / "addcmul_constexpr_global.py")) == []
+
+
+def test_no_suite_solution_reads_a_refused_global():
+    found = {p.parent.name: non_constexpr_globals(_load(p))
+             for p in sorted((ROOT / "tasks").glob("*/*/solution.py"))}
+    assert len(found) >= 16 and not any(found.values()), found
+
+
+@pytest.mark.parametrize("fixture, verdict", [("addcmul_plain_global.py", "compile_error"),
+                                              ("addcmul_constexpr_global.py", "passed")])
+def test_verify_on_the_cpu_gives_the_gpu_verdict(fixture, verdict, tmp_path):
+    sub = write_submission(tmp_path / "sub", {"math.addcmul": (FIXTURES / fixture).read_text()})
+    done = run_kgb("verify", sub, "--device", "cpu", "--sandbox", "process", "--only",
+                   "math.addcmul", "--json", "--out", tmp_path / "out")
+    assert done.returncode == 0, done.stderr
+    [job] = json.loads((tmp_path / "out" / "report.json").read_text())["jobs"]
+    assert job["verdict"] == verdict, job["message"]
+    if verdict == "compile_error":
+        assert "reads the global HALF" in job["message"]
+        assert "math_addcmul.py:" in job["message"]
