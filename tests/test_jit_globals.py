@@ -62,3 +62,25 @@ def test_verify_on_the_cpu_gives_the_gpu_verdict(fixture, verdict, tmp_path):
     if verdict == "compile_error":
         assert "reads the global HALF" in job["message"]
         assert "math_addcmul.py:" in job["message"]
+
+
+def _raised_in(filename: str) -> BaseException:
+    namespace: dict = {}
+    exec(compile("def f():\n    raise RuntimeError('Unsupported function referenced')\n",
+                 filename, "exec"), namespace)
+    try:
+        namespace["f"]()
+    except RuntimeError as exc:
+        return exc
+    raise AssertionError("not raised")
+
+
+def test_plain_errors_raised_by_tritons_compiler_are_compile_errors():
+    """On the GPU a Python helper called in a kernel fails in Triton's code generator with a
+    plain RuntimeError (seen on an H100, Triton 3.6): that is a compile error, not a crash."""
+    from kgb.runner.candidate import _error_type
+
+    assert _error_type(_raised_in("/x/site-packages/triton/compiler/code_generator.py")) == \
+        "compile"
+    assert _error_type(_raised_in("/x/site-packages/triton/backends/nvidia/driver.py")) == \
+        "runtime"

@@ -168,6 +168,11 @@ def _error_type(exc: BaseException) -> str:
     names = {cls.__name__ for cls in type(exc).__mro__}
     if names & {"CompilationError", "CompileTimeAssertionFailure", "UnsupportedLanguageConstruct"}:
         return "compile"
+    # Triton's code generator also raises plain errors, e.g. RuntimeError("Unsupported function
+    # referenced") for a Python helper called in a kernel: still a compile error.
+    frames = traceback.extract_tb(exc.__traceback__)
+    if any("/triton/compiler/" in f.filename.replace("\\", "/") for f in frames[-3:]):
+        return "compile"
     return "runtime"
 
 
