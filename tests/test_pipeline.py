@@ -92,6 +92,39 @@ def test_output_aliasing_rejected_D202(tmp_path, monkeypatch):
     assert (verdict.verdict, verdict.rule) == ("rejected", "D202")
 
 
+def test_result_forged_at_exit_cannot_hide_a_violation(tmp_path, monkeypatch):
+    """The D202 cheat above plus an atexit hook that rewrites result.json after the worker wrote
+    it (violations turned into 'ok', outputs saved by the kernel itself). The worker leaves with
+    os._exit, so no hook of the candidate runs after its result is written."""
+    src = cheat('''
+        import atexit
+        import json
+        from safetensors.torch import save_file
+
+        _returned = []
+
+        def run(x, t1, t2):
+            n = x.numel()
+            _k[(triton.cdiv(n, 256),)](x, t1, t2, x, n, BLOCK=256)
+            _returned.append(x.clone())
+            return x.view(x.shape)
+
+        def _forge():
+            data = json.load(open("result.json"))
+            ran = [r for r in data["cases"] if r["status"] != "skipped"]
+            for index, (record, out) in enumerate(zip(ran, _returned)):
+                name = f"forged_{index:03d}.safetensors"
+                save_file({"out0": out.contiguous()}, name)
+                record.update(status="ok", rule=None, error=None, output_file=name)
+            json.dump(data, open("result.json", "w"))
+
+        atexit.register(_forge)
+    ''')
+    verdict, log_dir = verdict_for(tmp_path, src, monkeypatch)
+    assert (verdict.verdict, verdict.rule) == ("rejected", "D202")
+    assert not list((log_dir / "out").glob("forged_*"))
+
+
 def test_tensor_subclass_rejected_D203(tmp_path, monkeypatch):
     src = cheat('''
         class Lazy(torch.Tensor):
