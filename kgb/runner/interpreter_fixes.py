@@ -6,6 +6,10 @@ a plain bug with a one-line cause (shared/cpu-interpreter.md):
   is what the tensor cores do before accumulating in fp32.
 - fp32 → bf16 casts truncate instead of rounding to nearest even (GPU `cvt.rn.bf16.f32`), so an
   honest bf16 kernel is up to 1 ulp low everywhere. Fix: convert through torch, which rounds.
+- Python float arguments: compiled Triton passes them as fp32 scalars, so `x_fp16 * alpha`
+  computes in fp32; the interpreter passes the raw Python float, a weakly typed literal, so the
+  same product is rounded to fp16. Fix: pass float arguments as fp32 scalars, as ints already are
+  passed as int32.
 
 Applied by the candidate worker (only under TRITON_INTERPRET=1) before the candidate is
 imported. `available()` tells the trusted planner whether this Triton has the internals the
@@ -15,6 +19,7 @@ from __future__ import annotations
 
 BF16_DOT_FIX = "bf16-dot-upcast"
 BF16_ROUNDING_FIX = "bf16-round-to-nearest"
+FLOAT_ARGS_FIX = "float-args-fp32"
 
 
 def available() -> bool:
@@ -24,7 +29,8 @@ def available() -> bool:
         return False
     builder = getattr(it, "InterpreterBuilder", None)
     return all((builder is not None, hasattr(it, "_convert_float"), hasattr(it, "TensorHandle"),
-                hasattr(builder, "create_dot"), hasattr(builder, "cast_impl")))
+                hasattr(builder, "create_dot"), hasattr(builder, "cast_impl"),
+                hasattr(it, "_implicit_cvt")))
 
 
 def apply() -> tuple[str, ...]:
@@ -37,6 +43,7 @@ def apply() -> tuple[str, ...]:
 
     builder = it.InterpreterBuilder
     original_dot, original_cast = builder.create_dot, builder.cast_impl
+    original_cvt = it._implicit_cvt
 
     def as_fp32(handle):
         if handle.dtype.scalar == tl.bfloat16:
@@ -55,6 +62,13 @@ def apply() -> tuple[str, ...]:
             return it.TensorHandle(data, dst_type.scalar)
         return original_cast(self, src, dst_type)
 
+    def implicit_cvt(arg):
+        if isinstance(arg, float):  # bool and int are not float; constexpr args never get here
+            return tl.tensor(it.TensorHandle(np.array([arg], dtype=np.float32), tl.float32),
+                             tl.float32)
+        return original_cvt(arg)
+
     builder.create_dot = create_dot
     builder.cast_impl = cast_impl
-    return (BF16_DOT_FIX, BF16_ROUNDING_FIX)
+    it._implicit_cvt = implicit_cvt
+    return (BF16_DOT_FIX, BF16_ROUNDING_FIX, FLOAT_ARGS_FIX)
