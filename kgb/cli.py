@@ -43,18 +43,32 @@ def cli() -> None:
 @click.option("--limit", "limits", multiple=True, metavar="KEY=VALUE",
               help="Sandbox limit override, e.g. memory=4g, pids=128, output=1g, tmp=256m, "
                    "cpus=2 (repeatable).")
+@click.option("--resume", is_flag=True,
+              help="Continue the stopped run in --out: keep its seed and finished jobs, run the "
+                   "rest (same submission, suite and options required).")
 @click.option("--json", "as_json", is_flag=True, help="Print report.json instead of a table.")
 def verify(submission: Path, tasks_dir: Path, out_dir: Path, device: str, sandbox_name: str,
            timeout: float | None, only: str | None, seed: int | None, pricing: Path | None,
-           limits: tuple[str, ...], as_json: bool) -> None:
+           limits: tuple[str, ...], resume: bool, as_json: bool) -> None:
     """Verify every kernel of SUBMISSION (.tar, .tar.gz or folder) against the task suite."""
     from kgb.runner.verify import VerifyOptions, run_verify
 
     options = VerifyOptions(
         submission=submission, tasks_dir=tasks_dir, out_dir=out_dir, device=device,
         sandbox=sandbox_name, timeout_s=timeout, seed=seed, pricing=pricing, limits=limits,
-        only=tuple(t.strip() for t in only.split(",") if t.strip()) if only else None)
+        resume=resume, only=tuple(t.strip() for t in only.split(",") if t.strip()) if only else None)
     run_verify(options, as_json=as_json)
+
+
+@cli.command()
+@click.argument("out_dir", type=click.Path(path_type=Path), default=Path("out"))
+@click.option("--json", "as_json", is_flag=True, help="Print report.json instead of a table.")
+def report(out_dir: Path, as_json: bool) -> None:
+    """Show the report of a finished or stopped run from OUT_DIR/report.json."""
+    from kgb.report.json_report import read_report
+    from kgb.report.terminal import print_report
+
+    print_report(read_report(out_dir), as_json=as_json, out_dir=out_dir)
 
 
 @cli.group()

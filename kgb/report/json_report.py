@@ -8,6 +8,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from kgb.errors import BadInput
 from kgb.report.environment import collect
 from kgb.runner.verdict import VERDICTS
 
@@ -76,3 +77,23 @@ def write_report(report: dict, out_dir: Path) -> Path:
     tmp.write_text(json.dumps(report, indent=1, default=str))
     os.replace(tmp, path)
     return path
+
+
+def read_report(out_dir: Path) -> dict[str, Any]:
+    """A report written by `kgb verify`, checked enough to render; bad input otherwise."""
+    path = out_dir / "report.json" if out_dir.is_dir() else out_dir
+    try:
+        report = json.loads(path.read_text())
+    except FileNotFoundError:
+        raise BadInput(f"{path}: no such file; pass the --out folder of a `kgb verify` run") \
+            from None
+    except (OSError, ValueError) as exc:
+        raise BadInput(f"{path}: not a readable report ({exc}); re-run `kgb verify`") from None
+    if not isinstance(report, dict) or report.get("schema_version") != SCHEMA_VERSION:
+        raise BadInput(f"{path}: not a schema {SCHEMA_VERSION} kgb report; re-run `kgb verify` "
+                       f"with this kgb")
+    missing = [k for k in ("environment", "jobs", "summary", "seed", "submission", "complete")
+               if k not in report]
+    if missing:
+        raise BadInput(f"{path}: report has no {missing[0]!r}; re-run `kgb verify`")
+    return report

@@ -96,6 +96,9 @@ def print_report(report: dict, as_json: bool = False, out_dir: Path | None = Non
         from kgb.cost.render import terminal as cost_tables
 
         console.print(cost_tables(report["cost"]))
+    if not report["complete"]:
+        console.print("[yellow]incomplete run: it stopped before every job finished; "
+                      "`kgb verify SUBMISSION --out DIR --resume` continues it[/]")
     sandbox = env["sandbox"]
     console.print(f"[dim]sandbox {sandbox['backend']} (isolation: {sandbox['isolation']}), "
                   f"seed {report['seed']}[/]")

@@ -20,6 +20,7 @@ import kgb
 from kgb.anticheat.registry import Finding
 from kgb.runner import interpreter_fixes
 from kgb.runner.interpreter import scan
+from kgb.runner.journal import write_finished
 from kgb.runner.plan import Job
 from kgb.runner.verdict import Verdict, decide
 from kgb.sandbox.base import ExecResult, Limits, Sandbox, SandboxRequest
@@ -198,8 +199,5 @@ def _read_json(path: Path) -> Any:
 
 
 def _finish(job_dir: Path, verdict: Verdict, facts: dict[str, Any]) -> tuple[Verdict, dict]:
-    (job_dir / "verdict.json").write_text(json.dumps(
-        {"verdict": verdict.verdict, "rule": verdict.rule, "layer": verdict.layer,
-         "message": verdict.message, "location": verdict.location,
-         "cases": [c.to_dict() for c in verdict.cases], **facts}, indent=1))
+    write_finished(job_dir, verdict, facts)  # last: its presence marks the job finished
     return verdict, facts

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from kgb.errors import BadInput, InfraError, Interrupted
 from kgb.report.json_report import build_report, write_report
+from kgb.runner import journal
 from kgb.runner.execute import JobContext, run_job
 from kgb.runner.plan import Job, plan_jobs
 from kgb.sandbox.base import Limits, create_sandbox
@@ -36,6 +37,7 @@ class VerifyOptions:
     only: tuple[str, ...] | None = None
     pricing: Path | None = None
     limits: tuple[str, ...] = ()  # KEY=VALUE overrides of the sandbox Limits
+    resume: bool = False  # reuse the finished jobs of the run already in out_dir
 
 
 def resolve_device(requested: str) -> str:
@@ -58,6 +60,7 @@ def run_verify(options: VerifyOptions, as_json: bool = False) -> dict:
 
     suite = load_suite(options.tasks_dir)
     out_dir = options.out_dir.resolve()
+    before = journal.read_record(out_dir) if options.resume else None
     out_dir.mkdir(parents=True, exist_ok=True)
     submission = load_submission(options.submission, out_dir / "submission")
     unknown = [k.task for k in submission.kernels if k.task not in suite]
@@ -72,13 +75,23 @@ def run_verify(options: VerifyOptions, as_json: bool = False) -> dict:
     if options.pricing is not None and not options.pricing.is_file():
         raise BadInput(f"--pricing {options.pricing}: no such file")
     device = resolve_device(options.device)
-    seed = options.seed if options.seed is not None else secrets.randbits(63)
+    if before and options.seed is not None and options.seed != before.seed:
+        raise BadInput(f"--resume with --seed {options.seed}: the run in {out_dir} used seed "
+                       f"{before.seed}; drop --seed or use a new --out")
+    seed = before.seed if before else (
+        options.seed if options.seed is not None else secrets.randbits(63))
     run_id = secrets.token_hex(4)
     kind = "cpu" if device == "cpu" else "cuda"
     limits = apply_overrides(Limits(wall_time_s=options.timeout_s or DEFAULT_TIMEOUT_S[kind]),
                              options.limits)
     sandbox = create_sandbox(options.sandbox)
     jobs = plan_jobs(suite, submission, device, seed, options.only)
+    record = journal.RunRecord(seed, device, sandbox.name,
+                               journal.plan_digest(jobs, device, sandbox.name, limits))
+    if before and before != record:
+        sandbox.close()
+        journal.check_resumable(before, record, out_dir)
+    journal.write_record(out_dir, record)
     ctx = JobContext(run_id, out_dir, sandbox, limits, submission.root)
 
     results: list[tuple[Job, object, dict]] = []
@@ -88,6 +101,11 @@ def run_verify(options: VerifyOptions, as_json: bool = False) -> dict:
         with _stop_signals_interrupt(), JobProgress(len(jobs), quiet=as_json) as progress:
             for job in jobs:
                 progress.start(job.task.id)
+                done = journal.finished(out_dir / "jobs" / job.task.id) if before else None
+                if done:
+                    results.append((job, *done))
+                    progress.done(job.task.id, f"{done[0].verdict} (resumed)")
+                    continue
                 try:
                     verdict, facts = run_job(job, ctx)
                 except InfraError as exc:
