@@ -92,3 +92,14 @@ def test_report_of_a_bad_folder_is_one_line_and_exit_2(tmp_path, content, messag
     done = run_kgb("report", tmp_path)
     assert done.returncode == 2
     assert message in done.stderr and len(done.stderr.strip().splitlines()) == 1
+
+
+def test_a_fresh_run_clears_the_job_folders_of_the_run_before(stopped_run, tmp_path):
+    """Otherwise a later --resume could pick up a verdict from another seed."""
+    sub, out = stopped_run
+    reused = tmp_path / "out"
+    shutil.copytree(out, reused)
+    done = run_kgb("verify", sub, "--device", "cpu", "--sandbox", "process", "--only",
+                   "math.addcmul", "--out", reused)
+    assert done.returncode == 0, done.stderr
+    assert sorted(p.name for p in (reused / "jobs").iterdir()) == ["math.addcmul"]

@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
+import shutil
 import signal
 import threading
 from dataclasses import dataclass
@@ -91,6 +92,8 @@ def run_verify(options: VerifyOptions, as_json: bool = False) -> dict:
     if before and before != record:
         sandbox.close()
         journal.check_resumable(before, record, out_dir)
+    if not before:  # job folders of an earlier run in OUT must never pass for this run's
+        shutil.rmtree(out_dir / "jobs", ignore_errors=True)
     journal.write_record(out_dir, record)
     ctx = JobContext(run_id, out_dir, sandbox, limits, submission.root)
 
