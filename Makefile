@@ -20,10 +20,10 @@ $(VENV)/.installed: pyproject.toml
 venv: $(VENV)/.installed
 
 demo: venv
-	$(VENV)/bin/kgb verify examples/honest --out $(OUT)/honest
+	$(VENV)/bin/kgb verify examples/honest --jobs 2 --out $(OUT)/honest
 
 demo-broken: venv
-	$(VENV)/bin/kgb verify examples/broken --out $(OUT)/broken --timeout 30
+	$(VENV)/bin/kgb verify examples/broken --jobs 2 --out $(OUT)/broken --timeout 30
 
 test: venv
 	$(PY) -m pytest -q

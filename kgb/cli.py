@@ -43,20 +43,25 @@ def cli() -> None:
 @click.option("--limit", "limits", multiple=True, metavar="KEY=VALUE",
               help="Sandbox limit override, e.g. memory=4g, pids=128, output=1g, tmp=256m, "
                    "cpus=2 (repeatable).")
+@click.option("--devices", default=None, metavar="0,1|all",
+              help="GPU runs: the GPUs to use, one job per GPU at a time (default: GPU 0).")
+@click.option("--jobs", type=int, default=1, show_default=True,
+              help="CPU runs: how many interpreter jobs run at once.")
 @click.option("--resume", is_flag=True,
               help="Continue the stopped run in --out: keep its seed and finished jobs, run the "
                    "rest (same submission, suite and options required).")
 @click.option("--json", "as_json", is_flag=True, help="Print report.json instead of a table.")
 def verify(submission: Path, tasks_dir: Path, out_dir: Path, device: str, sandbox_name: str,
            timeout: float | None, only: str | None, seed: int | None, pricing: Path | None,
-           limits: tuple[str, ...], resume: bool, as_json: bool) -> None:
+           limits: tuple[str, ...], devices: str | None, jobs: int, resume: bool,
+           as_json: bool) -> None:
     """Verify every kernel of SUBMISSION (.tar, .tar.gz or folder) against the task suite."""
     from kgb.runner.verify import VerifyOptions, run_verify
 
     options = VerifyOptions(
         submission=submission, tasks_dir=tasks_dir, out_dir=out_dir, device=device,
         sandbox=sandbox_name, timeout_s=timeout, seed=seed, pricing=pricing, limits=limits,
-        resume=resume, only=tuple(t.strip() for t in only.split(",") if t.strip()) if only else None)
+        resume=resume, devices=devices, jobs=jobs, only=tuple(t.strip() for t in only.split(",") if t.strip()) if only else None)
     run_verify(options, as_json=as_json)
 
 

@@ -35,11 +35,14 @@ def test_honest_example_all_passed(tmp_path, kgb):
 
 
 def test_broken_example_verdicts(tmp_path, kgb):
+    # Two jobs at once: the hanging kernel's timeout runs beside the other jobs.
     proc = kgb("verify", "examples/broken", "--device", "cpu", "--sandbox", "process",
-               "--timeout", "20", "--out", tmp_path, timeout=900)
+               "--timeout", "20", "--jobs", "2", "--out", tmp_path, timeout=900)
     assert proc.returncode == 0, proc.stderr[-2000:]
     report = json.loads((tmp_path / "report.json").read_text())
     verdicts = {j["task"]: j["verdict"] for j in report["jobs"]}
+    assert list(verdicts) == sorted(verdicts)  # plan order, whatever order jobs finished in
+    assert report["environment"]["devices"] == ["cpu", "cpu"]
     assert verdicts["math.addcmul"] == "incorrect"
     assert verdicts["activation.gelu_tanh"] == "crashed"
     assert verdicts["reduce.sum_rows"] == "timeout"

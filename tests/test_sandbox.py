@@ -470,3 +470,28 @@ def test_sigterm_tears_down_the_job_in_flight_and_keeps_the_finished_ones(backen
     assert report["complete"] is False
     assert [(j["task"], j["verdict"]) for j in report["jobs"]] == [("math.addcmul", "incorrect")]
     assert _left_behind(backend, out) == []
+
+
+def test_sigterm_with_two_jobs_at_once_cancels_both_slots(tmp_path):
+    """--jobs 2: a stop cancels the job still running on one slot; the jobs that finished on
+    either slot are reported in plan order; no worker is left behind."""
+    out = tmp_path / "out"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "kgb.cli", "verify", str(ROOT / "examples" / "broken"),
+         "--device", "cpu", "--sandbox", "process", "--timeout", "120", "--jobs", "2",
+         "--only", "math.addcmul,reduce.sum_rows,activation.gelu_tanh", "--out", str(out)],
+        stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    for line in proc.stderr:  # addcmul and gelu finish; sum_rows hangs on its slot
+        if "verify [2/3]" in line:
+            break
+    time.sleep(2)
+    assert _left_behind("process", out), "the hanging job's worker should be running"
+    proc.send_signal(signal.SIGTERM)
+    rest = proc.stderr.read()
+    assert proc.wait(timeout=60) == 130, rest
+    report = json.loads((out / "report.json").read_text())
+    assert report["complete"] is False
+    assert [(j["task"], j["verdict"]) for j in report["jobs"]] == [
+        ("math.addcmul", "incorrect"), ("activation.gelu_tanh", "crashed")]
+    assert _left_behind("process", out) == []
+    assert not (out / "jobs" / "reduce.sum_rows" / "verdict.json").exists()

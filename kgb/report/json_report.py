@@ -35,8 +35,8 @@ def job_entry(job, verdict, facts: dict) -> dict[str, Any]:
     }
 
 
-def build_report(*, seed: int, device: str, sandbox, submission, results, complete: bool,
-                 limits, pricing: Path | None = None) -> dict[str, Any]:
+def build_report(*, seed: int, devices: tuple[str, ...], sandbox, submission, results,
+                 complete: bool, limits, pricing: Path | None = None) -> dict[str, Any]:
     jobs = [job_entry(job, verdict, facts) for job, verdict, facts in results]
     counts = {v: 0 for v in VERDICTS}
     for j in jobs:
@@ -44,7 +44,7 @@ def build_report(*, seed: int, device: str, sandbox, submission, results, comple
     report: dict[str, Any] = {
         "schema_version": SCHEMA_VERSION,
         "complete": complete,
-        "environment": collect(device, sandbox.describe()),
+        "environment": dict(collect(devices[0], sandbox.describe()), devices=list(devices)),
         "limits": {k: getattr(limits, k) for k in limits.__dataclass_fields__},
         "seed": seed,
         "submission": submission.describe(),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Iterable
@@ -33,6 +34,8 @@ class JobProgress:
         console = Console(stderr=True)
         self._lines = not quiet and not console.is_terminal
         self._total, self._finished, self._started = total, 0, time.monotonic()
+        self._job_started: dict[str, float] = {}
+        self._lock = threading.Lock()  # jobs finish on several threads with --jobs/--devices
         self._progress = Progress(TextColumn("[bold]verify"), BarColumn(), MofNCompleteColumn(),
                                   TextColumn("{task.description}"), TimeElapsedColumn(),
                                   console=console, disable=quiet or self._lines, transient=False)
@@ -46,17 +49,20 @@ class JobProgress:
         self._progress.__exit__(*exc)
 
     def start(self, name: str) -> None:
-        self._job_started = time.monotonic()
-        self._progress.update(self._bar, description=name)
+        with self._lock:
+            self._job_started[name] = time.monotonic()
+            self._progress.update(self._bar, description=name)
 
     def done(self, name: str, verdict: str) -> None:
-        self._finished += 1
-        self._progress.update(self._bar, advance=1, description=f"{name}: {verdict}")
-        if self._lines:
-            now = time.monotonic()
-            print(f"verify [{self._finished}/{self._total}] {name}: {verdict} "
-                  f"({now - self._job_started:.1f} s, {now - self._started:.0f} s total)",
-                  file=sys.stderr, flush=True)
+        with self._lock:
+            self._finished += 1
+            self._progress.update(self._bar, advance=1, description=f"{name}: {verdict}")
+            if self._lines:
+                now = time.monotonic()
+                took = now - self._job_started.get(name, now)
+                print(f"verify [{self._finished}/{self._total}] {name}: {verdict} "
+                      f"({took:.1f} s, {now - self._started:.0f} s total)",
+                      file=sys.stderr, flush=True)
 
 
 def _fmt(value: float | None, spec: str = ".2e") -> str:

@@ -9,10 +9,10 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
-from dataclasses import dataclass
+import threading
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -24,9 +24,11 @@ from kgb.runner.journal import write_finished
 from kgb.runner.plan import Job
 from kgb.runner.verdict import Verdict, decide
 from kgb.sandbox.base import ExecResult, Limits, Sandbox, SandboxRequest
+from kgb.sandbox.subproc import run_child
 
 KGB_ROOT = Path(kgb.__file__).resolve().parent
 JUDGE_TIMEOUT_S = 1800.0
+JUDGE_LOG_BYTES = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -38,6 +40,11 @@ class JobContext:
     sandbox: Sandbox
     limits: Limits
     submission_root: Path
+    cancel: threading.Event = field(default_factory=threading.Event)  # set: the run is stopping
+
+
+class JobCancelled(Exception):
+    """The run was stopped while this job ran: it has no verdict and is not journaled."""
 
 
 def run_job(job: Job, ctx: JobContext) -> tuple[Verdict, dict[str, Any]]:
@@ -71,6 +78,8 @@ def run_job(job: Job, ctx: JobContext) -> tuple[Verdict, dict[str, Any]]:
     _write_job_json(job, job_dir, out, planned, interpreter,
                     "cpu" if interpreter else "cuda:0")
     execution = _run_candidate(job, job_dir, out, ctx)
+    if ctx.cancel.is_set():
+        raise JobCancelled(job.task.id)
     facts["worker_wall_s"] = round(execution.wall_s, 3)
     result = _read_json(out / "result.json")
     if isinstance(result, dict) and result.get("autotune_first_config") and limits and \
@@ -84,7 +93,9 @@ def run_job(job: Job, ctx: JobContext) -> tuple[Verdict, dict[str, Any]]:
         facts["timed_case"] = str(timing.get("case"))
     judge = None
     if isinstance(result, dict) and not execution.timed_out:
-        judge = _run_judge(job_dir, ctx.out_dir / "refcache", job.device)
+        judge = _run_judge(job_dir, ctx.out_dir / "refcache", job.device, ctx.cancel)
+        if ctx.cancel.is_set():
+            raise JobCancelled(job.task.id)
         _prune_large_files((out, ctx.out_dir / "refcache" / job.task.id))
     verdict = decide(has_kernel=True, findings=[], execution=execution, result=result,
                      judge=judge, limits=limits, timeout_s=ctx.limits.wall_time_s,
@@ -155,7 +166,7 @@ def _run_candidate(job: Job, job_dir: Path, out: Path, ctx: JobContext) -> ExecR
             ro_paths=runtime_paths() + (job.task.folder, ctx.submission_root, job_dir),
             env=tuple(sorted(worker_env(job.device, tmp_dir, ctx.limits).items())),
             tmp_dir=tmp_dir, device=job.device, label=f"{ctx.run_id}/{job.task.id}",
-            cwd=out)
+            cwd=out, cancel=ctx.cancel)
         execution = ctx.sandbox.run(request, ctx.limits)
     finally:
         shutil.rmtree(tmp_dir, ignore_errors=True)
@@ -164,19 +175,17 @@ def _run_candidate(job: Job, job_dir: Path, out: Path, ctx: JobContext) -> ExecR
     return execution
 
 
-def _run_judge(job_dir: Path, cache: Path, device: str) -> dict | None:
+def _run_judge(job_dir: Path, cache: Path, device: str, cancel: threading.Event) -> dict | None:
     env = dict(os.environ, TRITON_INTERPRET="1") if device == "cpu" else dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(KGB_ROOT.parent),
                                                     os.environ.get("PYTHONPATH")) if p)
-    try:
-        proc = subprocess.run([sys.executable, "-m", "kgb.runner.judge", str(job_dir), str(cache),
-                               device],
-                              env=env, capture_output=True, text=True, timeout=JUDGE_TIMEOUT_S)
-    except subprocess.TimeoutExpired:
+    outcome = run_child([sys.executable, "-m", "kgb.runner.judge", str(job_dir), str(cache),
+                         device], env, JUDGE_TIMEOUT_S, JUDGE_LOG_BYTES, cancel=cancel)
+    if outcome.timed_out:
         (job_dir / "judge.log").write_text("the reference worker timed out")
         return None
-    (job_dir / "judge.log").write_text(proc.stderr[-20000:])
-    return _read_json(job_dir / "judge.json") if proc.returncode == 0 else None
+    (job_dir / "judge.log").write_text(outcome.stderr[-20000:])
+    return _read_json(job_dir / "judge.json") if outcome.returncode == 0 else None
 
 
 EVIDENCE_BYTES = 16 << 20

@@ -16,8 +16,9 @@ from pathlib import Path
 from kgb.errors import BadInput, InfraError, Interrupted
 from kgb.report.json_report import build_report, write_report
 from kgb.runner import journal
-from kgb.runner.execute import JobContext, run_job
-from kgb.runner.plan import Job, plan_jobs
+from kgb.runner.execute import JobContext
+from kgb.runner.plan import plan_jobs
+from kgb.runner.schedule import run_all
 from kgb.sandbox.base import Limits, create_sandbox
 from kgb.sandbox.overrides import apply_overrides
 from kgb.submission import load_submission
@@ -39,6 +40,8 @@ class VerifyOptions:
     pricing: Path | None = None
     limits: tuple[str, ...] = ()  # KEY=VALUE overrides of the sandbox Limits
     resume: bool = False  # reuse the finished jobs of the run already in out_dir
+    devices: str | None = None  # GPU indices ("0,1") or "all": one job per GPU at a time
+    jobs: int = 1  # CPU runs: interpreter jobs at once
 
 
 def resolve_device(requested: str) -> str:
@@ -54,6 +57,45 @@ def resolve_device(requested: str) -> str:
     if requested == "cuda":
         raise BadInput("--device cuda: no CUDA device is visible; use --device cpu or auto")
     return "cpu"
+
+
+def resolve_slots(device: str, devices: str | None, jobs: int) -> tuple[str, ...]:
+    """The devices jobs run on at once: `--jobs N` interpreter slots on the CPU, one slot per
+    GPU of `--devices` (default: the first GPU) on CUDA."""
+    if jobs < 1:
+        raise BadInput(f"--jobs {jobs}: give 1 or more")
+    if device == "cpu":
+        if devices is not None:
+            raise BadInput("--devices applies to GPU runs; on the CPU use --jobs N")
+        return ("cpu",) * jobs
+    if jobs != 1:
+        raise BadInput("--jobs applies to CPU runs; on GPUs use --devices (one job per GPU at "
+                       "a time, so no job's timings share a GPU)")
+    import torch
+
+    count = torch.cuda.device_count()
+    if devices is None:
+        return ("cuda:0",)
+    if devices.strip() == "all":
+        return tuple(f"cuda:{i}" for i in range(count))
+    try:
+        indices = [int(part) for part in devices.split(",") if part.strip()]
+    except ValueError:
+        raise BadInput(f"--devices {devices}: give GPU indices like 0,1 or 'all'") from None
+    bad = [i for i in indices if not 0 <= i < count]
+    if bad or not indices or len(set(indices)) != len(indices):
+        raise BadInput(f"--devices {devices}: this machine has GPUs 0..{count - 1}; give each "
+                       f"index once, like 0,1, or 'all'")
+    return tuple(f"cuda:{i}" for i in indices)
+
+
+def device_identity(slots: tuple[str, ...]) -> str:
+    """What a resumed run must match: the CPU, or the GPU model (not how many were used)."""
+    if slots[0] == "cpu":
+        return "cpu"
+    import torch
+
+    return "cuda:" + torch.cuda.get_device_name(int(slots[0].split(":")[1]))
 
 
 def run_verify(options: VerifyOptions, as_json: bool = False) -> dict:
@@ -76,6 +118,7 @@ def run_verify(options: VerifyOptions, as_json: bool = False) -> dict:
     if options.pricing is not None and not options.pricing.is_file():
         raise BadInput(f"--pricing {options.pricing}: no such file")
     device = resolve_device(options.device)
+    slots = resolve_slots(device, options.devices, options.jobs)
     if before and options.seed is not None and options.seed != before.seed:
         raise BadInput(f"--resume with --seed {options.seed}: the run in {out_dir} used seed "
                        f"{before.seed}; drop --seed or use a new --out")
@@ -87,8 +130,9 @@ def run_verify(options: VerifyOptions, as_json: bool = False) -> dict:
                              options.limits)
     sandbox = create_sandbox(options.sandbox)
     jobs = plan_jobs(suite, submission, device, seed, options.only)
-    record = journal.RunRecord(seed, device, sandbox.name,
-                               journal.plan_digest(jobs, device, sandbox.name, limits))
+    identity = device_identity(slots)
+    record = journal.RunRecord(seed, identity, sandbox.name,
+                               journal.plan_digest(jobs, identity, sandbox.name, limits))
     if before and before != record:
         sandbox.close()
         journal.check_resumable(before, record, out_dir)
@@ -97,30 +141,14 @@ def run_verify(options: VerifyOptions, as_json: bool = False) -> dict:
     journal.write_record(out_dir, record)
     ctx = JobContext(run_id, out_dir, sandbox, limits, submission.root)
 
-    results: list[tuple[Job, object, dict]] = []
-    failure: InfraError | None = None
-    interrupted: str | None = None
     try:
         with _stop_signals_interrupt(), JobProgress(len(jobs), quiet=as_json) as progress:
-            for job in jobs:
-                progress.start(job.task.id)
-                done = journal.finished(out_dir / "jobs" / job.task.id) if before else None
-                if done:
-                    results.append((job, *done))
-                    progress.done(job.task.id, f"{done[0].verdict} (resumed)")
-                    continue
-                try:
-                    verdict, facts = run_job(job, ctx)
-                except InfraError as exc:
-                    failure = exc
-                    break
-                results.append((job, verdict, facts))
-                progress.done(job.task.id, verdict.verdict)
-    except KeyboardInterrupt as exc:  # the job in flight was torn down by its own `finally`
-        interrupted = str(exc) or "SIGINT"
+            outcome = run_all(jobs, slots, ctx, progress, reuse=lambda job: journal.finished(
+                out_dir / "jobs" / job.task.id) if before else None)
     finally:
         sandbox.close()
-    report = build_report(seed=seed, device=device, sandbox=sandbox, submission=submission,
+    results, failure, interrupted = outcome.results, outcome.failure, outcome.interrupted
+    report = build_report(seed=seed, devices=slots, sandbox=sandbox, submission=submission,
                           results=results, complete=failure is None and interrupted is None,
                           limits=limits, pricing=options.pricing)
     write_report(report, out_dir)
@@ -136,9 +164,9 @@ def run_verify(options: VerifyOptions, as_json: bool = False) -> dict:
 
 @contextlib.contextmanager
 def _stop_signals_interrupt():
-    """SIGTERM and SIGHUP end the run like Ctrl-C: the job in flight is torn down through the
-    `finally` blocks (process tree killed, container removed) and the finished jobs are
-    reported, instead of the interpreter dying with the sandbox still running."""
+    """SIGTERM and SIGHUP end the run like Ctrl-C: the jobs in flight are cancelled (process
+    trees killed, containers removed, see kgb.runner.schedule) and the finished jobs are
+    reported, instead of the interpreter dying with sandboxes still running."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return

@@ -10,6 +10,7 @@ error) is kept apart from "the command failed" (a normal `ExecResult`, a verdict
 from __future__ import annotations
 
 import abc
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ClassVar
@@ -49,6 +50,8 @@ class SandboxRequest:
     device: str = "cpu"  # "cpu" or "cuda:<index>"
     label: str = ""  # run id + job name, for finding leftovers
     cwd: Path | None = None
+    # Set by kgb when the run is being stopped: the backend kills the job at once, as on timeout.
+    cancel: threading.Event | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)

@@ -143,7 +143,8 @@ class BwrapSandbox(Sandbox):
         state = Path(tempfile.mkdtemp(prefix=f"{STATE_PREFIX}{os.getpid()}-"))
         try:
             argv, config, notes = self._command(binary, request, limits, state, uid, root)
-            return run_supervised(argv, sys.executable, config, limits, notes=notes)
+            return run_supervised(argv, sys.executable, config, limits, notes=notes,
+                                  cancel=request.cancel)
         finally:
             shutil.rmtree(state, ignore_errors=True)
 

@@ -155,7 +155,7 @@ class DockerSandbox(Sandbox):
                       "timeout_s": limits.wall_time_s, "log_bytes": limits.log_bytes}
             try:
                 code, out, err, host_timeout = self._exec_worker(client, container, python,
-                                                                 config, limits)
+                                                                 config, limits, request.cancel)
             except docker.errors.DockerException as exc:
                 raise SandboxUnavailable(f"docker failed while running the job: {exc}") from exc
             stderr, report = _supervisor.split_report(err)
@@ -232,8 +232,9 @@ class DockerSandbox(Sandbox):
             notes.append("GPU UUID unknown: the device request names the GPU by index")
         return DeviceRequest(device_ids=ids, capabilities=[["gpu"]])
 
-    def _exec_worker(self, client, container, python: str, config: dict, limits: Limits):
-        """Run the supervisor; (exit code, stdout, stderr, host timed out)."""
+    def _exec_worker(self, client, container, python: str, config: dict, limits: Limits,
+                     cancel: threading.Event | None = None):
+        """Run the supervisor; (exit code, stdout, stderr, host timed out or cancelled)."""
         api = client.api
         exec_id = api.exec_create(container.id, _supervisor.command(python, config),
                                   user=WORKER_USER, workdir="/")["Id"]
@@ -252,7 +253,10 @@ class DockerSandbox(Sandbox):
 
         reader = threading.Thread(target=pump, daemon=True)
         reader.start()
-        reader.join(limits.wall_time_s + HOST_GRACE_S)
+        deadline = time.monotonic() + limits.wall_time_s + HOST_GRACE_S
+        while reader.is_alive() and time.monotonic() < deadline and \
+                not (cancel is not None and cancel.is_set()):
+            reader.join(0.1)
         host_timeout = reader.is_alive()
         if host_timeout:  # the supervisor itself is stuck or was stopped: kill from outside
             if not self._exec(client, container, ["/bin/sh", "-c", "kill -9 -1; exit 0"]):

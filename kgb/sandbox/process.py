@@ -65,4 +65,5 @@ class ProcessSandbox(Sandbox):
         notes = [] if on_cpu else ["memory limit not enforced by the process backend on GPU"]
         if _ROOT:
             notes.append("process limit not enforced: kgb runs as root, which RLIMIT_NPROC exempts")
-        return run_supervised((), sys.executable, config, limits, notes=notes)
+        return run_supervised((), sys.executable, config, limits, notes=notes,
+                              cancel=request.cancel)

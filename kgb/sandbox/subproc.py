@@ -77,7 +77,7 @@ def _kill_tree(proc: subprocess.Popen, known: set[int]) -> None:
 
 def run_child(argv: Sequence[str], env: dict[str, str], timeout_s: float, log_bytes: int,
               cwd: str | None = None, preexec: Callable[[], None] | None = None,
-              raw: bool = False) -> ChildOutcome:
+              raw: bool = False, cancel: threading.Event | None = None) -> ChildOutcome:
     start = time.monotonic()
     proc = subprocess.Popen(
         list(argv), env=env, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
@@ -92,6 +92,8 @@ def run_child(argv: Sequence[str], env: dict[str, str], timeout_s: float, log_by
         while proc.poll() is None:
             if time.monotonic() > deadline:
                 timed_out = True
+                break
+            if cancel is not None and cancel.is_set():  # the run is stopping: kill, as on timeout
                 break
             try:  # remember descendants while they live, to kill escapees later
                 seen.update(p.pid for p in psutil.Process(proc.pid).children(recursive=True))
@@ -122,7 +124,8 @@ HOST_GRACE_S = 10.0
 
 def run_supervised(prefix: Sequence[str], python: str, config: dict, limits: "Limits",
                    cwd: str | None = None, preexec: Callable[[], None] | None = None,
-                   notes: Sequence[str] = ()) -> "ExecResult":
+                   notes: Sequence[str] = (), cancel: threading.Event | None = None
+                   ) -> "ExecResult":
     """Run `prefix + [python, supervisor, config]` and turn the supervisor's report into an
     ExecResult. `config` gets argv/env/cwd from the caller; timeout and log cap come from
     `limits`."""
@@ -132,7 +135,7 @@ def run_supervised(prefix: Sequence[str], python: str, config: dict, limits: "Li
     config = dict(config, timeout_s=limits.wall_time_s, log_bytes=limits.log_bytes)
     outcome = run_child(list(prefix) + _supervisor.command(python, config), {},
                         limits.wall_time_s + HOST_GRACE_S, limits.log_bytes + REPORT_ROOM,
-                        cwd=cwd, preexec=preexec, raw=True)
+                        cwd=cwd, preexec=preexec, raw=True, cancel=cancel)
     stderr, report = _supervisor.split_report(outcome.stderr_bytes)
     notes = list(notes)
     if report is None:

@@ -1,0 +1,122 @@
+"""The job scheduler: one job per slot at a time, results in plan order, a failing job stops
+the run without losing the finished ones; `--jobs` and `--devices` are checked."""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT
+from kgb.errors import BadInput, InfraError
+from kgb.runner import schedule
+from kgb.runner.execute import JobCancelled, JobContext
+from kgb.runner.plan import Job
+from kgb.runner.verdict import Verdict
+from kgb.runner.verify import resolve_slots
+from kgb.sandbox.base import Limits
+from kgb.tasks import load_suite
+
+SUITE = load_suite(ROOT / "tasks")
+
+
+class Progress:
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+
+    def start(self, name: str) -> None:
+        pass
+
+    def done(self, name: str, verdict: str) -> None:
+        self.lines.append(f"{name}: {verdict}")
+
+
+def jobs(n: int) -> list[Job]:
+    return [Job(task, None, (), "cpu") for task in sorted(SUITE.values(), key=lambda t: t.id)[:n]]
+
+
+def context() -> JobContext:
+    return JobContext("t", Path("/nonexistent"), None, Limits(), Path("/nonexistent"))
+
+
+def test_each_slot_runs_one_job_at_a_time_and_results_keep_plan_order(monkeypatch):
+    spans: list[tuple[str, str, float, float]] = []
+    lock = threading.Lock()
+
+    def fake_run_job(job, ctx):
+        start = time.monotonic()
+        time.sleep(0.05 * (1 + len(job.task.id) % 3))  # finish out of plan order
+        with lock:
+            spans.append((job.device, job.task.id, start, time.monotonic()))
+        return Verdict("passed"), {"slot": job.device}
+
+    monkeypatch.setattr(schedule, "run_job", fake_run_job)
+    planned = jobs(9)
+    outcome = schedule.run_all(planned, ("cuda:0", "cuda:1", "cuda:2"), context(), Progress(),
+                               reuse=lambda job: None)
+    assert [job.task.id for job, _, _ in outcome.results] == [j.task.id for j in planned]
+    assert outcome.failure is None and outcome.interrupted is None
+    for slot in ("cuda:0", "cuda:1", "cuda:2"):
+        mine = sorted((s, e) for d, _, s, e in spans if d == slot)
+        assert mine, f"{slot} ran nothing"
+        assert all(end <= nxt for (_, end), (nxt, _) in zip(mine, mine[1:])), f"{slot} overlapped"
+    busy = max(sum(s <= t < e for _, _, s, e in spans) for _, _, t, _ in spans)
+    assert busy == 3
+
+
+def test_a_failing_job_cancels_the_rest_and_keeps_what_finished(monkeypatch):
+    started: list[str] = []
+
+    def fake_run_job(job, ctx):
+        started.append(job.task.id)
+        if len(started) == 2:
+            raise InfraError("the judge crashed")
+        if ctx.cancel.is_set():
+            raise JobCancelled(job.task.id)
+        return Verdict("passed"), {}
+
+    monkeypatch.setattr(schedule, "run_job", fake_run_job)
+    ctx = context()
+    outcome = schedule.run_all(jobs(6), ("cpu",), ctx, Progress(), reuse=lambda job: None)
+    assert outcome.failure is not None and "judge crashed" in outcome.failure.message
+    assert ctx.cancel.is_set()
+    assert len(outcome.results) == 1 and len(started) == 2  # nothing started after the failure
+
+
+def test_a_kgb_bug_in_a_job_is_an_infrastructure_failure_not_a_traceback(monkeypatch):
+    monkeypatch.setattr(schedule, "run_job", lambda job, ctx: 1 / 0)
+    outcome = schedule.run_all(jobs(2), ("cpu",), context(), Progress(), reuse=lambda job: None)
+    assert outcome.failure is not None and "ZeroDivisionError" in outcome.failure.message
+
+
+def test_resumed_jobs_are_not_run_again(monkeypatch):
+    ran: list[str] = []
+    monkeypatch.setattr(schedule, "run_job",
+                        lambda job, ctx: ran.append(job.task.id) or (Verdict("passed"), {}))
+    planned = jobs(3)
+    kept = planned[1].task.id
+    progress = Progress()
+    outcome = schedule.run_all(planned, ("cpu", "cpu"), context(), progress,
+                               reuse=lambda job: (Verdict("incorrect"), {})
+                               if job.task.id == kept else None)
+    assert kept not in ran and len(ran) == 2
+    assert [v.verdict for _, v, _ in outcome.results] == ["passed", "incorrect", "passed"]
+    assert f"{kept}: incorrect (resumed)" in progress.lines
+
+
+@pytest.mark.parametrize("device, devices, n, message", [
+    ("cpu", "0", 1, "--devices applies to GPU runs"),
+    ("cpu", None, 0, "--jobs 0"),
+    ("cuda:0", None, 2, "--jobs applies to CPU runs"),
+    ("cuda:0", "7", 1, "--devices 7"),
+    ("cuda:0", "x", 1, "give GPU indices"),
+])
+def test_bad_slot_options_are_one_line_errors(device, devices, n, message):
+    with pytest.raises(BadInput, match=message):
+        resolve_slots(device, devices, n)
+
+
+def test_cpu_slots():
+    assert resolve_slots("cpu", None, 3) == ("cpu", "cpu", "cpu")
