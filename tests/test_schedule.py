@@ -57,6 +57,8 @@ def test_each_slot_runs_one_job_at_a_time_and_results_keep_plan_order(monkeypatc
     outcome = schedule.run_all(planned, ("cuda:0", "cuda:1", "cuda:2"), context(), Progress(),
                                reuse=lambda job: None)
     assert [job.task.id for job, _, _ in outcome.results] == [j.task.id for j in planned]
+    ran_on = {task: device for device, task, _, _ in spans}
+    assert all(facts["device"] == ran_on[job.task.id] for job, _, facts in outcome.results)
     assert outcome.failure is None and outcome.interrupted is None
     for slot in ("cuda:0", "cuda:1", "cuda:2"):
         mine = sorted((s, e) for d, _, s, e in spans if d == slot)

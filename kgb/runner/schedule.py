@@ -55,7 +55,7 @@ def run_all(jobs: list[Job], slots: tuple[str, ...], ctx: JobContext, progress,
             progress.start(job.task.id)
             verdict, facts = run_job(replace(job, device=slot), ctx)
             progress.done(job.task.id, verdict.verdict)
-            return verdict, facts
+            return verdict, dict(facts, device=slot)
         except JobCancelled:
             raise
         except BaseException:
