@@ -90,15 +90,11 @@ def resolve_slots(device: str, devices: str | None, jobs: int) -> tuple[str, ...
 
 
 def device_identity(slots: tuple[str, ...]) -> str:
-    """What a resumed run must match: the CPU, or the GPU model (not how many were used).
-    On CUDA it also keeps the GPUs initialised for the run (see gpu.keep_initialized)."""
+    """What a resumed run must match: the CPU, or the GPU model (not how many were used)."""
     if slots[0] == "cpu":
         return "cpu"
     import torch
 
-    from kgb.sandbox.gpu import keep_initialized
-
-    keep_initialized()
     return "cuda:" + torch.cuda.get_device_name(int(slots[0].split(":")[1]))
 
 

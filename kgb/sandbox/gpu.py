@@ -68,19 +68,3 @@ def resolve(device: str) -> Gpu | None:
 
 def all_nodes() -> list[str]:
     return sorted(p for p in glob.glob("/dev/nvidia*") if p[len("/dev/nvidia"):].isdigit())
-
-
-def keep_initialized() -> int:
-    """Initialise CUDA in this (trusted) process and keep it for the process's life.
-
-    Without persistence mode the driver tears a GPU down when its last client exits, and a
-    sandboxed process — a fresh uid with only its own /dev/nvidiaN — cannot bring a torn-down
-    GPU up again: on a 2×H200 host the bwrap probe for cuda:1 failed with "cudaGetDeviceCount
-    ... Error 304: OS call failed" while `kgb verify`'s workers, whose parent held CUDA open,
-    ran on the same GPU. Returns the number of GPUs torch sees."""
-    import torch
-
-    count = torch.cuda.device_count()
-    for index in range(count):
-        torch.cuda.get_device_properties(index)
-    return count

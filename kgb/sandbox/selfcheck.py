@@ -426,7 +426,6 @@ def _gpu_facts(h: Harness) -> tuple[str, str] | dict:
     if not gpus.list_gpus() and not gpus.all_nodes():
         return "skip", "no NVIDIA GPU on this host"
     if "gpu" not in h.cache:
-        gpus.keep_initialized()
         result, facts, _ = h.run("gpu", {}, site=True, device=h.device)
         h.cache["gpu"] = facts if facts is not None else _no_facts(result)
     return h.cache["gpu"]
