@@ -39,6 +39,10 @@ OUTSIDE = (("1.1.1.1", 443), ("8.8.8.8", 53))
 # Small limits so each probe is quick and bounded even on a backend that enforces nothing.
 CHECK_LIMITS = Limits(wall_time_s=60.0, memory_bytes=2 * GiB, max_processes=32,
                       output_bytes=32 * MiB, tmp_bytes=32 * MiB, cpus=1.0, log_bytes=64 * 1024)
+# CUDA and torch start threads per CPU core, and RLIMIT_NPROC counts threads: under the fork
+# probes' 32 a GPU probe failed on a 32-core host ("cudaGetDeviceCount ... Error 304"), so the
+# GPU probes get what a real job gets.
+GPU_CHECK_LIMITS = replace(CHECK_LIMITS, max_processes=Limits().max_processes)
 
 
 @dataclass(frozen=True)
@@ -100,6 +104,7 @@ class Harness:
                "HOME": str(tmp), "TMPDIR": str(tmp), "LANG": "C.UTF-8",
                "KGB_PROBE": "1", "PYTHONDONTWRITEBYTECODE": "1"}
         if self.device.startswith("cuda"):
+            env["OMP_NUM_THREADS"] = "1"  # as a job's worker: one CPU's worth of threads
             env["CUDA_VISIBLE_DEVICES"] = self.device.split(":")[1] if ":" in self.device else "0"
             for key in ("LD_LIBRARY_PATH", "CUDA_HOME", "TRITON_PTXAS_PATH"):
                 if key in os.environ:
@@ -426,7 +431,7 @@ def _gpu_facts(h: Harness) -> tuple[str, str] | dict:
     if not gpus.list_gpus() and not gpus.all_nodes():
         return "skip", "no NVIDIA GPU on this host"
     if "gpu" not in h.cache:
-        result, facts, _ = h.run("gpu", {}, site=True, device=h.device)
+        result, facts, _ = h.run("gpu", {}, GPU_CHECK_LIMITS, site=True, device=h.device)
         h.cache["gpu"] = facts if facts is not None else _no_facts(result)
     return h.cache["gpu"]
 
