@@ -48,10 +48,9 @@ def write_record(out_dir: Path, record: RunRecord) -> None:
     _atomic_write(out_dir / RUN_FILE, asdict(record))
 
 
-def check_resumable(before: RunRecord, now: RunRecord, out_dir: Path) -> None:
-    if before != now:
-        raise BadInput(f"--resume: the submission, suite, device, sandbox or limits differ from "
-                       f"the run in {out_dir}; resume with the same ones or use a new --out")
+def resume_mismatch(out_dir: Path) -> BadInput:
+    return BadInput(f"--resume: the submission, suite, device, sandbox or limits differ from "
+                    f"the run in {out_dir}; resume with the same ones or use a new --out")
 
 
 def finished(job_dir: Path) -> tuple[Verdict, dict[str, Any]] | None:

@@ -135,7 +135,7 @@ def run_verify(options: VerifyOptions, as_json: bool = False) -> dict:
                                journal.plan_digest(jobs, identity, sandbox.name, limits))
     if before and before != record:
         sandbox.close()
-        journal.check_resumable(before, record, out_dir)
+        raise journal.resume_mismatch(out_dir)
     if not before:  # job folders of an earlier run in OUT must never pass for this run's
         shutil.rmtree(out_dir / "jobs", ignore_errors=True)
     journal.write_record(out_dir, record)
