@@ -125,6 +125,30 @@ def test_result_forged_at_exit_cannot_hide_a_violation(tmp_path, monkeypatch):
     assert not list((log_dir / "out").glob("forged_*"))
 
 
+def test_a_module_planted_in_the_working_folder_is_not_importable(tmp_path, monkeypatch):
+    """The worker's cwd is its writable output folder; a module written there must not shadow
+    anything the worker imports later. This kernel answers wrongly only if its plant imports."""
+    src = cheat('''
+        import importlib
+
+        def run(x, t1, t2):
+            with open("kgb_planted.py", "w") as f:
+                f.write("PLANTED = True\\n")
+            importlib.invalidate_caches()
+            try:
+                importlib.import_module("kgb_planted")
+                planted = True
+            except ImportError:
+                planted = False
+            out = torch.empty_like(x)
+            n = x.numel()
+            _k[(triton.cdiv(n, 256),)](x, t1, t2, out, n, BLOCK=256)
+            return out * 2 if planted else out
+    ''')
+    verdict, _ = verdict_for(tmp_path, src, monkeypatch)
+    assert verdict.verdict == "passed", verdict.message
+
+
 def test_tensor_subclass_rejected_D203(tmp_path, monkeypatch):
     src = cheat('''
         class Lazy(torch.Tensor):

@@ -23,6 +23,9 @@ _Event: Any = None
 
 
 def main(job_dir: Path) -> int:
+    # `python -m` put the working folder — the job's writable output folder — first on sys.path:
+    # a module planted there would shadow any module the worker imports later (threat 23).
+    sys.path[:] = [p for p in sys.path if p not in ("", os.getcwd())]
     job = json.loads((job_dir / "job.json").read_text())
     out_dir = Path(job["out_dir"])
     result: dict[str, Any] = {"schema": 1, "stage": "start", "error": None, "error_kind": None,
