@@ -21,14 +21,13 @@ from kgb.anticheat.registry import Finding
 from kgb.runner import interpreter_fixes
 from kgb.runner.interpreter import scan
 from kgb.runner.journal import write_finished
+from kgb.runner.judge_pool import JudgePool
 from kgb.runner.plan import Job
 from kgb.runner.verdict import Verdict, decide
 from kgb.sandbox.base import ExecResult, Limits, Sandbox, SandboxRequest
-from kgb.sandbox.subproc import run_child
 
 KGB_ROOT = Path(kgb.__file__).resolve().parent
 JUDGE_TIMEOUT_S = 1800.0
-JUDGE_LOG_BYTES = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -41,6 +40,7 @@ class JobContext:
     limits: Limits
     submission_root: Path
     cancel: threading.Event = field(default_factory=threading.Event)  # set: the run is stopping
+    judges: JudgePool | None = None  # the run's trusted judges; None: one pool per job
 
 
 class JobCancelled(Exception):
@@ -93,7 +93,7 @@ def run_job(job: Job, ctx: JobContext) -> tuple[Verdict, dict[str, Any]]:
         facts["timed_case"] = str(timing.get("case"))
     judge = None
     if isinstance(result, dict) and not execution.timed_out:
-        judge = _run_judge(job_dir, ctx.out_dir / "refcache", job.device, ctx.cancel)
+        judge = _run_judge(job_dir, job.device, ctx)
         if ctx.cancel.is_set():
             raise JobCancelled(job.task.id)
         _prune_large_files((out, ctx.out_dir / "refcache" / job.task.id))
@@ -175,17 +175,17 @@ def _run_candidate(job: Job, job_dir: Path, out: Path, ctx: JobContext) -> ExecR
     return execution
 
 
-def _run_judge(job_dir: Path, cache: Path, device: str, cancel: threading.Event) -> dict | None:
-    env = dict(os.environ, TRITON_INTERPRET="1") if device == "cpu" else dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(KGB_ROOT.parent),
-                                                    os.environ.get("PYTHONPATH")) if p)
-    outcome = run_child([sys.executable, "-m", "kgb.runner.judge", str(job_dir), str(cache),
-                         device], env, JUDGE_TIMEOUT_S, JUDGE_LOG_BYTES, cancel=cancel)
-    if outcome.timed_out:
-        (job_dir / "judge.log").write_text("the reference worker timed out")
-        return None
-    (job_dir / "judge.log").write_text(outcome.stderr[-20000:])
-    return _read_json(job_dir / "judge.json") if outcome.returncode == 0 else None
+def _run_judge(job_dir: Path, device: str, ctx: JobContext) -> dict | None:
+    pool = ctx.judges or JudgePool(ctx.out_dir / "refcache", ctx.out_dir / "judges.log")
+    try:
+        status = pool.judge(job_dir, device, JUDGE_TIMEOUT_S, ctx.cancel)
+    finally:
+        if ctx.judges is None:
+            pool.close()
+    if status in ("timeout", "died"):
+        (job_dir / "judge.log").write_text(f"the reference worker {status.replace('died', 'exited')}"
+                                           f" without an answer (log: judges.log)")
+    return _read_json(job_dir / "judge.json") if status == "ok" else None
 
 
 EVIDENCE_BYTES = 16 << 20

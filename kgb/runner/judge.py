@@ -1,10 +1,13 @@
-"""The trusted judge: `python -m kgb.runner.judge JOB_DIR CACHE_DIR DEVICE`, a fresh process per job,
-outside any sandbox, that only ever imports the suite's own reference.py.
+"""The trusted judge: `python -m kgb.runner.judge CACHE_DIR DEVICE`, a long-lived process per
+device slot, outside any sandbox, that only ever imports the suite's own reference.py files.
 
-It regenerates each case's inputs from the same seed, checks they match the candidate's
-(fingerprints), computes the reference (cached per run), reads the candidate's outputs from
-safetensors (no pickle, size-capped) and compares them. It writes judge.json; the verdict is
-derived from it in the CLI process (kgb.runner.verdict)."""
+It reads one job folder per line on stdin and answers one line on stdout (`ok`, or `error`
+with the traceback in the job's judge.log). For each job it regenerates each case's inputs from
+the same seed, checks they match the candidate's (fingerprints), computes the reference (cached
+per run), reads the candidate's outputs from safetensors (no pickle, size-capped) and compares
+them. It writes judge.json; the verdict is derived from it in the CLI process
+(kgb.runner.verdict). One process for many jobs saves a torch import and a CUDA start per job;
+kgb.runner.judge_pool restarts it after any error, so a sticky CUDA error never judges twice."""
 
 from __future__ import annotations
 
@@ -18,7 +21,28 @@ MAX_OUTPUT_FILE = 4 << 30
 MAX_CACHED_REFERENCE = 16 << 20  # execute.py prunes larger files after each job anyway
 
 
-def main(job_dir: Path, cache_dir: Path, device: str) -> int:
+def serve(cache_dir: Path, device: str) -> int:
+    import traceback
+
+    import torch
+
+    for line in sys.stdin:
+        job_dir = Path(line.strip())
+        try:
+            judge_job(job_dir, cache_dir, device)
+            answer = "ok"
+        except BaseException:  # noqa: BLE001 - reported to the host, which restarts us
+            (job_dir / "judge.log").write_text(traceback.format_exc()[-20000:])
+            answer = "error"
+        if device.startswith("cuda"):
+            torch.cuda.empty_cache()  # the next candidate shares this GPU
+        print(answer, flush=True)
+        if answer != "ok":
+            return 1
+    return 0
+
+
+def judge_job(job_dir: Path, cache_dir: Path, device: str) -> None:
     import torch
     from safetensors.torch import load_file, save_file
 
@@ -62,7 +86,6 @@ def main(job_dir: Path, cache_dir: Path, device: str) -> int:
     tmp = job_dir / "judge.tmp"
     tmp.write_text(json.dumps({"schema": 1, "cases": cases_out}))
     os.replace(tmp, job_dir / "judge.json")
-    return 0
 
 
 def _candidate_cases(path: Path) -> dict[str, dict]:
@@ -104,4 +127,4 @@ def _reference_outputs(reference, inputs, cache: Path, case: dict, device: str, 
 
 
 if __name__ == "__main__":
-    sys.exit(main(Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3]))
+    sys.exit(serve(Path(sys.argv[1]), sys.argv[2]))

@@ -17,6 +17,7 @@ from kgb.errors import BadInput, InfraError, Interrupted
 from kgb.report.json_report import build_report, write_report
 from kgb.runner import journal
 from kgb.runner.execute import JobContext
+from kgb.runner.judge_pool import JudgePool
 from kgb.runner.plan import plan_jobs
 from kgb.runner.schedule import run_all
 from kgb.sandbox.base import Limits, create_sandbox
@@ -139,13 +140,15 @@ def run_verify(options: VerifyOptions, as_json: bool = False) -> dict:
     if not before:  # job folders of an earlier run in OUT must never pass for this run's
         shutil.rmtree(out_dir / "jobs", ignore_errors=True)
     journal.write_record(out_dir, record)
-    ctx = JobContext(run_id, out_dir, sandbox, limits, submission.root)
+    judges = JudgePool(out_dir / "refcache", out_dir / "judges.log")
+    ctx = JobContext(run_id, out_dir, sandbox, limits, submission.root, judges=judges)
 
     try:
         with _stop_signals_interrupt(), JobProgress(len(jobs), quiet=as_json) as progress:
             outcome = run_all(jobs, slots, ctx, progress, reuse=lambda job: journal.finished(
                 out_dir / "jobs" / job.task.id) if before else None)
     finally:
+        judges.close()
         sandbox.close()
     results, failure, interrupted = outcome.results, outcome.failure, outcome.interrupted
     report = build_report(seed=seed, devices=slots, sandbox=sandbox, submission=submission,

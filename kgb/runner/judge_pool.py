@@ -1,0 +1,122 @@
+"""Long-lived trusted judges, one per busy device slot (see kgb.runner.judge).
+
+A job borrows an idle judge for its device (or starts one), sends its folder, and waits for the
+answer under a deadline and the run's cancel event. A judge that errs, times out, dies or is
+cancelled is killed and never reused: the next job starts a fresh one. Judges run in their own
+session, so a Ctrl-C on the terminal reaches kgb alone, which then closes the pool."""
+
+from __future__ import annotations
+
+import os
+import queue
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import IO
+
+import kgb
+
+KGB_ROOT = Path(kgb.__file__).resolve().parent
+
+
+class JudgeProcess:
+    def __init__(self, cache: Path, device: str, log: IO[bytes]) -> None:
+        env = dict(os.environ, TRITON_INTERPRET="1") if device == "cpu" else dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (str(KGB_ROOT.parent),
+                                                        os.environ.get("PYTHONPATH")) if p)
+        self.device = device
+        self._proc = subprocess.Popen(
+            [sys.executable, "-m", "kgb.runner.judge", str(cache), device], env=env,
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, text=True,
+            start_new_session=True, close_fds=True)
+        self._answers: queue.SimpleQueue[str | None] = queue.SimpleQueue()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    @property
+    def pid(self) -> int:
+        return self._proc.pid
+
+    def _read(self) -> None:
+        assert self._proc.stdout is not None
+        for line in self._proc.stdout:
+            self._answers.put(line.strip())
+        self._answers.put(None)  # the judge exited
+
+    def judge(self, job_dir: Path, timeout_s: float, cancel: threading.Event) -> str:
+        """'ok', 'error', 'timeout', 'cancelled' or 'died'."""
+        assert self._proc.stdin is not None
+        try:
+            self._proc.stdin.write(f"{job_dir}\n")
+            self._proc.stdin.flush()
+        except OSError:
+            return "died"
+        deadline = time.monotonic() + timeout_s
+        while True:
+            if cancel.is_set():
+                return "cancelled"
+            if time.monotonic() > deadline:
+                return "timeout"
+            try:
+                answer = self._answers.get(timeout=0.1)
+            except queue.Empty:
+                continue
+            return "died" if answer is None else ("ok" if answer == "ok" else "error")
+
+    def close(self, kill: bool = False) -> None:
+        """End the judge: politely (stdin closed) when it is idle, at once when `kill`."""
+        if not kill:
+            try:
+                if self._proc.stdin is not None:
+                    self._proc.stdin.close()
+                self._proc.wait(timeout=5)
+                return
+            except (OSError, subprocess.TimeoutExpired):
+                pass
+        try:
+            os.killpg(self._proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        self._proc.wait()
+
+
+class JudgePool:
+    def __init__(self, cache: Path, log_path: Path) -> None:
+        self._cache = cache
+        self._log = open(log_path, "ab")  # noqa: SIM115 - closed in close()
+        self._idle: list[JudgeProcess] = []
+        self._all: list[JudgeProcess] = []
+        self._lock = threading.Lock()
+
+    def judge(self, job_dir: Path, device: str, timeout_s: float,
+              cancel: threading.Event) -> str:
+        """Judge one job; the judge's own report is job_dir/judge.json (and judge.log)."""
+        judge = self._borrow(device)
+        status = judge.judge(job_dir, timeout_s, cancel)
+        with self._lock:
+            if status == "ok":
+                self._idle.append(judge)
+            else:
+                self._all.remove(judge)
+        if status != "ok":
+            judge.close(kill=status in ("timeout", "cancelled"))
+        return status
+
+    def _borrow(self, device: str) -> JudgeProcess:
+        with self._lock:
+            for judge in self._idle:
+                if judge.device == device:
+                    self._idle.remove(judge)
+                    return judge
+            judge = JudgeProcess(self._cache, device, self._log)
+            self._all.append(judge)
+            return judge
+
+    def close(self) -> None:
+        with self._lock:
+            judges, self._idle, self._all = list(self._all), [], []
+        for judge in judges:
+            judge.close()
+        self._log.close()

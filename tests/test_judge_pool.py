@@ -1,0 +1,74 @@
+"""The run's trusted judges: reused while they answer, replaced after any failure, killed at
+once when the run stops."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import threading
+
+import psutil
+import pytest
+
+from conftest import ROOT, run_kgb
+from kgb.runner.judge_pool import JudgePool
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def finished_job(tmp_path_factory):
+    """A real job folder (candidate outputs included) to judge again."""
+    out = tmp_path_factory.mktemp("pool") / "out"
+    done = run_kgb("verify", ROOT / "examples" / "honest", "--device", "cpu", "--sandbox",
+                   "process", "--only", "math.addcmul", "--out", out)
+    assert done.returncode == 0, done.stderr
+    return out / "jobs" / "math.addcmul"
+
+
+@pytest.fixture
+def pool(tmp_path):
+    pool = JudgePool(tmp_path / "refcache", tmp_path / "judges.log")
+    yield pool
+    pool.close()
+
+
+def _copy(job, tmp_path, name):
+    copy = tmp_path / name
+    shutil.copytree(job, copy)
+    (copy / "judge.json").unlink()
+    return copy
+
+
+def test_one_judge_serves_consecutive_jobs(finished_job, pool, tmp_path):
+    first, second = _copy(finished_job, tmp_path, "a"), _copy(finished_job, tmp_path, "b")
+    assert pool.judge(first, "cpu", 300, threading.Event()) == "ok"
+    judge_pid = pool._idle[0].pid
+    assert pool.judge(second, "cpu", 300, threading.Event()) == "ok"
+    assert pool._idle[0].pid == judge_pid
+    cases = json.loads((second / "judge.json").read_text())["cases"]
+    assert cases and all(c["status"] == "pass" for c in cases)
+
+
+def test_a_judge_that_fails_is_replaced(finished_job, pool, tmp_path):
+    broken = _copy(finished_job, tmp_path, "broken")
+    (broken / "job.json").write_text("{not json")
+    assert pool.judge(broken, "cpu", 300, threading.Event()) == "error"
+    assert "JSONDecodeError" in (broken / "judge.log").read_text()
+    assert pool._idle == []
+    good = _copy(finished_job, tmp_path, "good")
+    assert pool.judge(good, "cpu", 300, threading.Event()) == "ok"
+
+
+@pytest.mark.parametrize("how", ["cancelled", "timeout"])
+def test_a_stopped_judge_is_killed_at_once(finished_job, pool, tmp_path, how):
+    job = _copy(finished_job, tmp_path, how)
+    cancel = threading.Event()
+    if how == "cancelled":
+        cancel.set()
+    before = {p.pid for p in psutil.Process().children()}
+    assert pool.judge(job, "cpu", 0.0 if how == "timeout" else 300, cancel) == how
+    alive = [p for p in psutil.Process().children() if p.pid not in before and p.is_running()
+             and p.status() != psutil.STATUS_ZOMBIE]
+    assert alive == [] and pool._idle == []
+    assert not (job / "judge.json").exists()
