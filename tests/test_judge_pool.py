@@ -72,3 +72,23 @@ def test_a_stopped_judge_is_killed_at_once(finished_job, pool, tmp_path, how):
              and p.status() != psutil.STATUS_ZOMBIE]
     assert alive == [] and pool._idle == []
     assert not (job / "judge.json").exists()
+
+
+def test_a_reference_printing_to_stdout_cannot_fake_an_answer(finished_job, pool, tmp_path,
+                                                              monkeypatch):
+    """Only the judge's answer line travels on its stdout channel."""
+    task = tmp_path / "task"
+    shutil.copytree(ROOT / "tasks" / "Math" / "addcmul", task)
+    reference = task / "reference.py"
+    reference.write_text("print('error')\nimport os\nos.write(1, b'ok\\n')\n" +
+                         reference.read_text())
+    job = _copy(finished_job, tmp_path, "noisy")
+    spec = json.loads((job / "job.json").read_text())
+    spec["task_dir"] = str(task)
+    (job / "job.json").write_text(json.dumps(spec))
+    assert pool.judge(job, "cpu", 300, threading.Event()) == "ok"
+    assert (job / "judge.json").is_file()  # the answer came after the work, not before
+    after = _copy(finished_job, tmp_path, "after")
+    assert pool.judge(after, "cpu", 300, threading.Event()) == "ok"
+    assert (after / "judge.json").is_file()
+    assert "error" in (tmp_path / "judges.log").read_text()

@@ -26,6 +26,11 @@ def serve(cache_dir: Path, device: str) -> int:
 
     import torch
 
+    # The answer channel gets its own descriptor; anything else printed to stdout (a reference,
+    # torch, a C library) goes to stderr and can never pass for an answer.
+    answers = os.fdopen(os.dup(1), "w", buffering=1)
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
     for line in sys.stdin:
         job_dir = Path(line.strip())
         try:
@@ -36,7 +41,7 @@ def serve(cache_dir: Path, device: str) -> int:
             answer = "error"
         if device.startswith("cuda"):
             torch.cuda.empty_cache()  # the next candidate shares this GPU
-        print(answer, flush=True)
+        print(answer, file=answers, flush=True)
         if answer != "ok":
             return 1
     return 0
