@@ -86,7 +86,7 @@ def tasks() -> None:
 def tasks_list(tasks_dir: Path) -> None:
     """One line per task: id, category, level, dtypes, shapes."""
     from kgb.report.terminal import print_task_table
-    from kgb.tasks import load_suite
+    from kgb.tasks.loader import load_suite
 
     print_task_table(load_suite(tasks_dir).values())
 
@@ -96,7 +96,7 @@ def tasks_list(tasks_dir: Path) -> None:
 @click.option("--tasks", "tasks_dir", type=click.Path(path_type=Path), default=DEFAULT_TASKS)
 def tasks_show(task_id: str, tasks_dir: Path) -> None:
     """The spec a generator is given for TASK_ID."""
-    from kgb.tasks import load_suite
+    from kgb.tasks.loader import load_suite
     from kgb.tasks.spec import find_task, render_spec
 
     click.echo(render_spec(find_task(load_suite(tasks_dir), task_id)))
@@ -196,7 +196,7 @@ def lint(ctx: click.Context, file: Path, task_id: str | None, tasks_dir: Path,
     if task_id is not None:
         from difflib import get_close_matches
 
-        from kgb.tasks import load_suite
+        from kgb.tasks.loader import load_suite
 
         suite = load_suite(tasks_dir)
         if task_id not in suite:

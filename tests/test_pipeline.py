@@ -16,7 +16,7 @@ from kgb.runner.execute import JobContext, run_job
 from kgb.runner.plan import plan_jobs
 from kgb.sandbox import Limits, create_sandbox
 from kgb.submission import load_submission
-from kgb.tasks import load_suite
+from kgb.tasks.loader import load_suite
 
 pytestmark = pytest.mark.slow
 

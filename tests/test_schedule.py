@@ -17,7 +17,7 @@ from kgb.runner.plan import Job
 from kgb.runner.verdict import Verdict
 from kgb.runner.verify import resolve_slots
 from kgb.sandbox.base import Limits
-from kgb.tasks import load_suite
+from kgb.tasks.loader import load_suite
 
 SUITE = load_suite(ROOT / "tasks")
 

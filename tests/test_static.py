@@ -16,7 +16,7 @@ from kgb.anticheat.rules_doc import render_rules_markdown
 from kgb.anticheat.static import MAX_BYTES, analyze, analyze_file
 from kgb.cli import cli
 from kgb.errors import TaskError
-from kgb.tasks import load_task
+from kgb.tasks.loader import load_task
 
 FIXTURES = ROOT / "tests" / "fixtures" / "static"
 HONEST = sorted((FIXTURES / "honest").glob("*.py"))

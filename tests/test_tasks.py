@@ -6,7 +6,7 @@ import pytest
 
 from conftest import ROOT
 from kgb.errors import TaskError
-from kgb.tasks import load_suite, load_task
+from kgb.tasks.loader import load_suite, load_task
 from kgb.tasks.cost_model import evaluate
 
 FIRST_TRANCHE = {
@@ -41,6 +41,7 @@ def test_task_is_well_formed(suite, task_id):
     assert {"tiny", "non-pow2"} <= tags
     assert len(task.shapes_for("cpu")) >= 2
     assert task.solution_path.is_file() and task.reference_path.is_file()
+    assert task.inputs_path.is_file()
     assert len(task.description) > 40
     for shape in task.shapes:
         values = dict(shape.dims, itemsize=4)
@@ -55,6 +56,7 @@ def test_invalid_task_toml_is_a_clear_error(tmp_path):
         load_task(folder)
     src = (ROOT / "tasks/Math/addcmul/task.toml").read_text()
     (folder / "reference.py").write_text("")
+    (folder / "inputs.py").write_text("")
     (folder / "task.toml").write_text(src.replace('category = "Math"', 'category = "Nope"'))
     with pytest.raises(TaskError, match="category 'Nope'"):
         load_task(folder)
@@ -84,3 +86,34 @@ def test_cli_rules_lists_runtime_rules(kgb):
 
     ids = {r["id"] for r in json.loads(proc.stdout)}
     assert {"D201", "D202", "D203", "D204"} <= ids
+
+
+def test_inputs_file_is_required_and_holds_no_reference(suite, tmp_path):
+    """The worker loads inputs.py only: it must exist and must not define the oracle."""
+    import ast
+
+    for task in suite.values():
+        tree = ast.parse(task.inputs_path.read_text())
+        names = {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
+        assert "make_inputs" in names and "reference" not in names and "check" not in names, \
+            task.id
+        imported = {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import)
+                    for a in n.names}
+        imported |= {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+        assert imported <= {"torch", "math", "kgb.tasks.inputs"}, (task.id, imported)
+    folder = tmp_path / "t"
+    import shutil
+
+    shutil.copytree(ROOT / "tasks/Math/addcmul", folder)
+    (folder / "inputs.py").unlink()
+    with pytest.raises(TaskError, match="inputs.py missing"):
+        load_task(folder)
+
+
+def test_random_tasks_name_their_seed_and_strided_promises_are_planned(suite):
+    from kgb.runner.plan import plan_cases
+
+    assert suite["random.dropout"].seed_input == 2
+    ids = [c.id for c in plan_cases(suite["reduce.sum_rows"], "cpu", 1)]
+    assert "tiny-float32-standard-padded" in ids and "tiny-float32-standard-transposed" in ids
+    assert not any(c.layout != "contiguous" for c in plan_cases(suite["math.addcmul"], "cpu", 1))

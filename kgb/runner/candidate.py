@@ -46,7 +46,8 @@ def _run(job: dict, result: dict) -> None:
     global _Event
     _Event = torch.cuda.Event  # captured before the candidate is imported (threat 14)
 
-    from kgb.runner.caseio import fingerprint, generate_inputs, load_module, output_file
+    from kgb.runner.caseio import output_file
+    from kgb.tasks.casegen import fingerprint, load_module
     from kgb.runner.hooks import LaunchCounter, keep_first_autotune_config
     from kgb.runner.outputs import (aliasing_problem, mutation_problem, normalize_outputs,
                                     poison_allocator, save_outputs)
@@ -60,7 +61,8 @@ def _run(job: dict, result: dict) -> None:
         result["interpreter_fixes"] = list(fix_interpreter())
     counter = LaunchCounter(job["kernel_path"])
     counter.install()
-    reference = load_module(Path(job["reference_path"]), "kgb_task_reference")
+    # make_inputs only: the task's reference never enters this process (design rule 2).
+    task_inputs = load_module(Path(job["inputs_path"]), "kgb_task_inputs")
 
     result["stage"] = "import"
     try:
@@ -93,7 +95,7 @@ def _run(job: dict, result: dict) -> None:
         if case.get("skip"):
             record["status"], record["error"] = "skipped", str(case["skip"])
             continue
-        inputs = generate_inputs(reference, case, device)
+        inputs = case_inputs(task_inputs, job, case, device)
         record["input_sha256"] = fingerprint(inputs)
         originals = [t.clone() if isinstance(t, torch.Tensor) else None for t in inputs]
         poison_allocator(inputs, device)
@@ -127,23 +129,28 @@ def _run(job: dict, result: dict) -> None:
         record["output_file"] = output_file(index)
     result["stage"] = "timing"
     if device.startswith("cuda"):
-        result["timing"] = _time_largest_case(job, result, reference, entry, device)
+        result["timing"] = _time_largest_case(job, result, task_inputs, entry, device)
     result["stage"] = "done"
 
 
-def _time_largest_case(job: dict, result: dict, reference, entry, device: str) -> dict | None:
+def case_inputs(task_inputs, job: dict, case: dict, device: str) -> tuple:
+    from kgb.tasks.casegen import generate_inputs
+
+    return generate_inputs(task_inputs, case["dims"], case["dtype"], case["mode"], case["seed"],
+                           device, case.get("layout", "contiguous"), job["layout_inputs"])
+
+
+def _time_largest_case(job: dict, result: dict, task_inputs, entry, device: str) -> dict | None:
     """A first, simple figure: median of CUDA-event times on the largest passing standard case.
     The full timing protocol (L2 flush, input rotation, baselines) belongs to kgb.bench."""
     import torch
-
-    from kgb.runner.caseio import generate_inputs
 
     ok = {c["id"] for c in result["cases"] if c["status"] == "ok"}
     candidates = [c for c in job["cases"] if c["id"] in ok and c["mode"] == "standard"]
     if not candidates:
         return None
     case = max(candidates, key=lambda c: _numel(c["dims"]))
-    inputs = generate_inputs(reference, case, device)
+    inputs = case_inputs(task_inputs, job, case, device)
     for _ in range(2):
         entry(*inputs)
     torch.cuda.synchronize()

@@ -114,9 +114,14 @@ def static_findings(source: str, job: Job) -> list[Finding]:
 def _write_job_json(job: Job, job_dir: Path, out: Path, planned: dict[str, str | None],
                     interpreter: bool, device: str) -> None:
     assert job.kernel is not None
+    # The worker gets a copy of the task's inputs.py in its (read-only) job folder, never the
+    # task folder: reference.py must not be readable inside the sandbox.
+    inputs_copy = job_dir / "task_inputs.py"
+    shutil.copyfile(job.task.inputs_path, inputs_copy)
     spec = {
         "task_id": job.task.id, "task_dir": str(job.task.folder),
-        "reference_path": str(job.task.reference_path), "kernel_path": str(job.kernel.path),
+        "inputs_path": str(inputs_copy), "layout_inputs": list(job.task.strided_inputs),
+        "kernel_path": str(job.kernel.path),
         "entry": job.entry, "device": device, "interpreter": interpreter,
         "out_dir": str(out),
         "cases": [dict(c.to_dict(), skip=planned[c.id]) for c in job.cases],
@@ -163,7 +168,7 @@ def _run_candidate(job: Job, job_dir: Path, out: Path, ctx: JobContext) -> ExecR
         request = SandboxRequest(
             argv=(sys.executable, "-m", "kgb.runner.candidate", str(job_dir)),
             out_dir=out,
-            ro_paths=runtime_paths() + (job.task.folder, ctx.submission_root, job_dir),
+            ro_paths=runtime_paths() + (ctx.submission_root, job_dir),
             env=tuple(sorted(worker_env(job.device, tmp_dir, ctx.limits).items())),
             tmp_dir=tmp_dir, device=job.device, label=f"{ctx.run_id}/{job.task.id}",
             cwd=out, cancel=ctx.cancel)

@@ -36,7 +36,8 @@ def plan_digest(jobs: list[Job], device: str, sandbox: str, limits: Any) -> str:
                                    "limits": asdict(limits)}, sort_keys=True).encode())
     for job in jobs:
         h.update(job.task.id.encode())
-        for path in (job.task.folder / "task.toml", job.task.reference_path):
+        for path in (job.task.folder / "task.toml", job.task.inputs_path,
+                     job.task.reference_path):
             h.update(hashlib.sha256(path.read_bytes()).digest())
         kernel = job.kernel.path.read_bytes() if job.kernel else b"<missing>"
         h.update(hashlib.sha256(kernel).digest() + job.entry.encode())

@@ -51,12 +51,14 @@ def judge_job(job_dir: Path, cache_dir: Path, device: str) -> None:
     import torch
     from safetensors.torch import load_file, save_file
 
-    from kgb.runner.caseio import OUTPUT_KEY, fingerprint, generate_inputs, load_module
+    from kgb.runner.caseio import OUTPUT_KEY
     from kgb.runner.compare import compare_outputs
+    from kgb.tasks.casegen import fingerprint, generate_inputs, load_module
     from kgb.tasks.loader import load_task
 
     job = json.loads((job_dir / "job.json").read_text())
     task = load_task(Path(job["task_dir"]))
+    task_inputs = load_module(task.inputs_path, "kgb_task_inputs")
     reference = load_module(task.reference_path, "kgb_task_reference")
     claimed = _candidate_cases(Path(job["out_dir"]) / "result.json")
     cases_out = []
@@ -67,7 +69,9 @@ def judge_job(job_dir: Path, cache_dir: Path, device: str) -> None:
         record = claimed.get(case["id"])
         if case.get("skip") or record is None or record.get("status") != "ok":
             continue
-        inputs = generate_inputs(reference, case, device)
+        inputs = generate_inputs(task_inputs, case["dims"], case["dtype"], case["mode"],
+                                 case["seed"], device, case.get("layout", "contiguous"),
+                                 task.strided_inputs)
         if record.get("input_sha256") != fingerprint(inputs):
             entry["status"], entry["message"] = "infra", "input fingerprint differs between workers"
             continue

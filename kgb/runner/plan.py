@@ -6,6 +6,7 @@ import hashlib
 from dataclasses import dataclass
 
 from kgb.submission import Kernel, Submission
+from kgb.tasks.casegen import CONTIGUOUS, PADDED, TRANSPOSED
 from kgb.tasks.model import Case, Task
 
 
@@ -32,14 +33,24 @@ def case_seed(run_seed: int, task_id: str, case_id: str) -> int:
 
 
 def plan_cases(task: Task, device: str, run_seed: int) -> tuple[Case, ...]:
+    """shape × dtype × mode, plus — for tasks whose inputs may be non-contiguous — each shape
+    in the first dtype with those inputs padded and transposed (a kernel that ignores strides
+    fails whatever the dtype)."""
     kind = "cpu" if device == "cpu" else "cuda"
     cases = []
+
+    def add(shape, dtype: str, mode: str, layout: str = CONTIGUOUS) -> None:
+        case_id = f"{shape.name}-{dtype}-{mode}" + ("" if layout == CONTIGUOUS else f"-{layout}")
+        cases.append(Case(case_id, shape, dtype, mode, case_seed(run_seed, task.id, case_id),
+                          layout))
+
     for shape in task.shapes_for(kind):
         for dtype in task.dtypes:
             for mode in task.modes:
-                case_id = f"{shape.name}-{dtype}-{mode}"
-                cases.append(Case(case_id, shape, dtype, mode,
-                                  case_seed(run_seed, task.id, case_id)))
+                add(shape, dtype, mode)
+        if task.strided_inputs:
+            for layout in (PADDED, TRANSPOSED):
+                add(shape, task.dtypes[0], task.modes[0], layout)
     return tuple(cases)
 
 

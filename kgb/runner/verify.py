@@ -23,7 +23,7 @@ from kgb.runner.schedule import run_all
 from kgb.sandbox.base import Limits, create_sandbox
 from kgb.sandbox.overrides import apply_overrides
 from kgb.submission import load_submission
-from kgb.tasks import load_suite
+from kgb.tasks.loader import load_suite
 
 DEFAULT_TIMEOUT_S = {"cpu": 600.0, "cuda": 300.0}
 

@@ -1,6 +1,4 @@
-"""The task model: what a kernel must compute, on which shapes, dtypes and inputs."""
+"""The task model: what a kernel must compute, on which shapes, dtypes and inputs.
 
-from kgb.tasks.model import Case, ShapeSpec, Task, Tolerance
-from kgb.tasks.loader import load_suite, load_task
-
-__all__ = ["Case", "ShapeSpec", "Task", "Tolerance", "load_suite", "load_task"]
+This package's __init__ imports nothing, so the untrusted worker can import the neutral
+`kgb.tasks.inputs` and `kgb.tasks.casegen` without pulling in the loader (trusted side)."""

@@ -1,7 +1,7 @@
 """Read and validate task folders: tasks/<Category>/<name>/{task.toml, reference.py, solution.py}.
 
-Only the TOML is read here. reference.py is imported solely by the trusted reference worker
-(and, for input generation, by the candidate worker: it is suite code, not submission code)."""
+Only the TOML is read here. inputs.py (make_inputs) is loaded by both workers; reference.py
+(reference, check) only by the trusted judge: the oracle never enters the candidate's process."""
 
 from __future__ import annotations
 
@@ -69,9 +69,9 @@ def _parse(raw: dict[str, Any], folder: Path, where: Path) -> Task:
     modes = tuple(raw.get("modes", INPUT_MODES))
     if not modes or any(m not in INPUT_MODES for m in modes):
         raise fail(f"modes must be a non-empty subset of {', '.join(INPUT_MODES)}")
-    for name in ("reference.py",):
+    for name in ("inputs.py", "reference.py"):
         if not (folder / name).is_file():
-            raise fail(f"{name} missing beside task.toml")
+            raise fail(f"{name} missing beside task.toml; see docs/formats.md")
 
     shapes = tuple(_parse_shape(s, fail) for s in raw["shapes"])
     names = [s.name for s in shapes]
@@ -104,13 +104,27 @@ def _parse(raw: dict[str, Any], folder: Path, where: Path) -> Task:
         if problem:
             raise fail(f"[cost] {key}: {problem}")
 
+    strided = raw.get("strided_inputs", [])
+    if not isinstance(strided, list) or not all(isinstance(i, int) and i >= 0 for i in strided):
+        raise fail("strided_inputs must be a list of input indices (0-based)")
+    deterministic = raw.get("deterministic", True)
+    if not isinstance(deterministic, bool):
+        raise fail("deterministic must be true or false")
+    seed_input = (raw.get("random") or {}).get("seed_input")
+    if seed_input is not None and not (isinstance(seed_input, int) and seed_input >= 0):
+        raise fail("[random] seed_input must be the 0-based index of the seed argument")
+    if raw["category"] == "Random" and seed_input is None:
+        raise fail("Random tasks need [random] seed_input (the index of the seed argument): "
+                   "kgb checks that the same seed repeats and another seed differs")
+
     return Task(
         id=str(raw["id"]), category=raw["category"], source=str(raw["source"]),
         level=int(raw["level"]), direction=str(raw["direction"]), entry=str(raw["entry"]),
         description=str(raw["description"]).strip(), signature=str(raw["signature"]),
         dtypes=tuple(raw["dtypes"]), shapes=shapes, tolerance=tuple(tolerance),
         flops=raw["cost"]["flops"], bytes=raw["cost"]["bytes"], compare=compare, modes=modes,
-        forbid=tuple(raw.get("forbid", ())), folder=folder.resolve(),
+        forbid=tuple(raw.get("forbid", ())), strided_inputs=tuple(strided),
+        deterministic=deterministic, seed_input=seed_input, folder=folder.resolve(),
     )
 
 

@@ -56,10 +56,21 @@ class Task:
     compare: str = "allclose"
     modes: tuple[str, ...] = INPUT_MODES
     forbid: tuple[str, ...] = ()
+    # Inputs the description promises may be non-contiguous: extra cases give them a padded
+    # and a transposed layout (kgb.tasks.casegen), so a kernel that ignores strides fails.
+    strided_inputs: tuple[int, ...] = ()
+    deterministic: bool = True  # the same inputs twice must give bit-identical outputs
+    seed_input: int | None = None  # Random tasks: the index of the seed argument
     folder: Path = field(default=Path("."), compare=False)
 
     @property
+    def inputs_path(self) -> Path:
+        """make_inputs: the only task file the untrusted worker ever loads."""
+        return self.folder / "inputs.py"
+
+    @property
     def reference_path(self) -> Path:
+        """reference (and check, for statistical tasks): loaded by the trusted judge only."""
         return self.folder / "reference.py"
 
     @property
@@ -78,12 +89,14 @@ class Case:
     """One call of the kernel: a shape, a dtype, an input distribution and the seed that makes
     its inputs. Both workers regenerate the same inputs from these fields alone."""
 
-    id: str  # e.g. "tiny-float16-outlier"
+    id: str  # e.g. "tiny-float16-outlier", "odd-float32-standard-padded"
     shape: ShapeSpec
     dtype: str
     mode: str
     seed: int
+    layout: str = "contiguous"  # kgb.tasks.casegen.LAYOUTS
 
     def to_dict(self) -> dict:
         return {"id": self.id, "shape": self.shape.name, "dims": self.shape.as_dict(),
-                "dtype": self.dtype, "mode": self.mode, "seed": self.seed}
+                "dtype": self.dtype, "mode": self.mode, "seed": self.seed,
+                "layout": self.layout}

@@ -1,15 +1,5 @@
 import torch
 
-from kgb.tasks.inputs import maybe_outliers, normal
-
-
-def make_inputs(shape: dict, dtype: str, gen: torch.Generator, mode: str):
-    M, N = shape["M"], shape["N"]
-    # Outliers amplified 1e2 (not the default 1e3): a product of two stays inside float16.
-    a = maybe_outliers(normal((M, N), dtype, gen), gen, mode, scale=1e2)
-    x = maybe_outliers(normal((N,), dtype, gen, std=N ** -0.5), gen, mode, scale=1e2)
-    return (a, x)
-
 
 def reference(a, x):
     return torch.mv(a.float(), x.float()).to(a.dtype)

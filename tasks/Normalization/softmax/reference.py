@@ -1,12 +1,5 @@
 import torch
 
-from kgb.tasks.inputs import maybe_outliers, normal
-
-
-def make_inputs(shape: dict, dtype: str, gen: torch.Generator, mode: str):
-    x = normal((shape["M"], shape["N"]), dtype, gen, std=2.0)
-    return (maybe_outliers(x, gen, mode),)
-
 
 def reference(x):
     return torch.softmax(x.float(), dim=-1).to(x.dtype)

@@ -2,19 +2,8 @@ import math
 
 import torch
 
-from kgb.tasks.inputs import maybe_outliers, normal, uniform
 
 LR, BETA1, BETA2, EPS, WEIGHT_DECAY = 1e-3, 0.9, 0.999, 1e-8, 0.01
-
-
-def make_inputs(shape: dict, dtype: str, gen: torch.Generator, mode: str):
-    dims = (shape["M"], shape["N"])
-    p = normal(dims, dtype, gen)
-    g = maybe_outliers(normal(dims, dtype, gen), gen, mode)
-    m = normal(dims, dtype, gen, std=0.1)
-    v = uniform(dims, dtype, gen, low=0.0, high=0.01)  # >= 0, like a running mean of g**2
-    step = int(torch.randint(1, 2001, (1,), generator=gen, device=gen.device).item())
-    return (p, g, m, v, step)
 
 
 def reference(p, g, m, v, step):

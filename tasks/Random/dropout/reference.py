@@ -3,22 +3,12 @@ import math
 import torch
 import torch.nn.functional as F
 
-from kgb.tasks.inputs import maybe_outliers, normal
-
 # Relative bound on a kept value against x / (1 - p) rounded once: just over 1 ulp for bfloat16,
 # ~2 ulps for float16, ~8 for float32 (a kernel may multiply by 1 / (1 - p) instead of dividing,
 # and the CPU interpreter truncates to bfloat16 instead of rounding to nearest).
 _RTOL = {torch.float32: 1e-6, torch.float16: 2e-3, torch.bfloat16: 1e-2}
 _SIGMAS = 6.0  # binomial standard deviations allowed on every kept-share test
 _NEGLIGIBLE = 1e-12  # a pattern an honest generator produces with this probability is a bug
-
-
-def make_inputs(shape: dict, dtype: str, gen: torch.Generator, mode: str):
-    x = maybe_outliers(normal((shape["M"], shape["N"]), dtype, gen), gen, mode)
-    u = torch.rand((1,), generator=gen, device=gen.device).item()
-    p = round(0.1 + 0.4 * u, 3)  # drop probability in [0.1, 0.5]
-    seed = int(torch.randint(0, 2**31 - 1, (1,), generator=gen, device=gen.device).item())
-    return (x, p, seed)
 
 
 def reference(x, p, seed):

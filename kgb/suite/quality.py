@@ -1,0 +1,236 @@
+"""Suite quality: does a task tell an honest kernel from a lazy one? (issue: the suite at scale)
+
+For every task, on its CPU shapes (trusted side: the reference runs here):
+- the reference's output changes with the seed (a task whose answer is a constant measures
+  nothing);
+- degenerate answers fail the task's own comparison: all zeros, a constant, an input passed
+  through, a half-written output, and (float32 cases) the answer rounded through bfloat16;
+- the suite's own solution passes, run through Triton's CPU interpreter in this process with
+  the same interpreter repairs the candidate worker applies;
+- the solution is clean under the static layer.
+
+`python -m kgb.suite.quality [TASK_DIR ...] [--all-shapes]` prints one line per problem and
+exits 1 when there is any. It sets TRITON_INTERPRET=1 itself, before Triton is imported."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+os.environ.setdefault("TRITON_INTERPRET", "1")
+
+import argparse  # noqa: E402
+from dataclasses import dataclass, replace  # noqa: E402
+from pathlib import Path  # noqa: E402
+from typing import Any, Callable  # noqa: E402
+
+import torch  # noqa: E402
+
+from kgb.tasks.casegen import generate_inputs, load_module  # noqa: E402
+from kgb.tasks.loader import load_suite, load_task  # noqa: E402
+from kgb.tasks.model import Case, Task  # noqa: E402
+
+
+@dataclass(frozen=True)
+class Problem:
+    task: str
+    what: str
+
+    def __str__(self) -> str:
+        return f"{self.task}: {self.what}"
+
+
+def _as_list(value: Any) -> list:
+    return list(value) if isinstance(value, (tuple, list)) else [value]
+
+
+class TaskProbe:
+    """A task's inputs, reference and comparison, loaded once, on the CPU."""
+
+    def __init__(self, task: Task) -> None:
+        from kgb.runner.compare import compare_outputs
+
+        self.task = task
+        self.inputs = load_module(task.inputs_path, f"kgb_q_inputs_{id(task)}")
+        self.reference = load_module(task.reference_path, f"kgb_q_reference_{id(task)}")
+        self._compare = compare_outputs
+
+    def make(self, case: Case) -> tuple:
+        return generate_inputs(self.inputs, case.shape.as_dict(), case.dtype, case.mode,
+                               case.seed, "cpu", case.layout, self.task.strided_inputs)
+
+    def expected(self, inputs: tuple) -> list[torch.Tensor]:
+        with torch.no_grad():
+            return _as_list(self.reference.reference(*inputs))
+
+    def judge(self, outputs: list, inputs: tuple, dtype: str) -> str | None:
+        """None when `outputs` pass this task for `inputs`, else why not."""
+        if self.task.compare == "statistical":
+            problems = self.reference.check(tuple(outputs), inputs)
+            return "; ".join(problems) if problems else None
+        result = self._compare(outputs, self.expected(inputs), self.task.tolerance_for(dtype),
+                               exact=self.task.compare == "exact")
+        return None if result.passed else result.message
+
+
+def _zeros(ref: list, inputs: tuple, other: list) -> list | None:
+    return [torch.zeros_like(r) for r in ref]
+
+
+def _constant(ref: list, inputs: tuple, other: list) -> list | None:
+    """The closed-form shortcut (threat 7): every element set to the mean answer seen on
+    another seed's inputs — what a kernel that knows the input distribution could return."""
+    out = []
+    for r, o in zip(ref, other):
+        if r.is_floating_point():
+            finite = o.float()[torch.isfinite(o.float())]
+            out.append(torch.full_like(r, float(finite.mean()) if finite.numel() else 0.0))
+        else:
+            out.append(torch.full_like(r, int(o.flatten()[0]) if o.numel() else 0))
+    return out
+
+
+def _passthrough(ref: list, inputs: tuple, other: list) -> list | None:
+    tensors = [t for t in inputs if isinstance(t, torch.Tensor)]
+    out = []
+    for r in ref:
+        same = next((t for t in tensors if t.numel() == r.numel() and r.numel() > 0), None)
+        if same is None:
+            return None
+        out.append(same.reshape(r.shape).to(r.dtype).clone())
+    return out
+
+
+def _half_written(ref: list, inputs: tuple, other: list) -> list | None:
+    out = []
+    for r in ref:
+        flat = r.clone().reshape(-1)
+        flat[flat.numel() // 2:] = 0
+        out.append(flat.reshape(r.shape))
+    return out
+
+
+def _bf16_rounded(ref: list, inputs: tuple, other: list) -> list | None:
+    if not any(r.dtype == torch.float32 for r in ref):
+        return None
+    return [r.to(torch.bfloat16).to(r.dtype) if r.dtype == torch.float32 else r for r in ref]
+
+
+MUTANTS: dict[str, Callable[[list, tuple, list], list | None]] = {
+    "all-zero": _zeros, "constant": _constant, "input passthrough": _passthrough,
+    "half-written": _half_written, "bfloat16-rounded": _bf16_rounded,
+}
+
+
+def _cases(task: Task, all_shapes: bool, seed: int = 20261122) -> list[Case]:
+    from kgb.runner.plan import plan_cases
+
+    cases = plan_cases(task, "cpu", seed)
+    return [c for c in cases if all_shapes or "tiny" in c.shape.tags]
+
+
+def check_degenerate(probe: TaskProbe, cases: list[Case]) -> list[Problem]:
+    """Degenerate answers must fail, on at least one case each (a mutant that equals the right
+    answer on one tiny case, e.g. a constant 1x1 output, is caught on another)."""
+    problems = []
+    caught = {name: False for name in MUTANTS}
+    applicable = {name: False for name in MUTANTS}
+    for case in cases:
+        inputs = probe.make(case)
+        ref = probe.expected(inputs)
+        other = probe.expected(probe.make(replace(case, seed=case.seed + 1)))
+        for name, mutate in MUTANTS.items():
+            if name == "bfloat16-rounded" and case.dtype != "float32":
+                continue
+            outputs = mutate(ref, inputs, other)
+            if outputs is None:
+                continue
+            applicable[name] = True
+            if probe.judge(outputs, inputs, case.dtype) is not None:
+                caught[name] = True
+    for name in MUTANTS:
+        if applicable[name] and not caught[name]:
+            problems.append(Problem(probe.task.id, f"a {name} output passes every checked case"))
+    return problems
+
+
+def check_seed_matters(probe: TaskProbe, cases: list[Case]) -> list[Problem]:
+    for case in cases:
+        a = probe.expected(probe.make(case))
+        b = probe.expected(probe.make(replace(case, seed=case.seed + 1)))
+        if any(x.shape != y.shape or not torch.equal(x, y) for x, y in zip(a, b)):
+            return []
+    if probe.task.compare == "statistical":
+        return []  # judged by check(), not against the reference's values
+    return [Problem(probe.task.id, "the reference output is the same for two seeds")]
+
+
+def check_solution(probe: TaskProbe, cases: list[Case]) -> list[Problem]:
+    """Run solution.py under the interpreter, as the candidate worker would, on every case."""
+    from kgb.anticheat.static import analyze
+
+    task = probe.task
+    source = task.solution_path.read_text()
+    findings = analyze(source, "solution.py", task.entry, task.forbid, task.category)
+    problems = [Problem(task.id, f"solution.py: {f.location()} {f.rule} {f.message}")
+                for f in findings]
+    module = load_module(task.solution_path, f"kgb_q_solution_{id(task)}")
+    entry = getattr(module, task.entry)
+    for case in cases:
+        inputs = probe.make(case)
+        try:
+            outputs = _as_list(entry(*inputs))
+        except Exception as exc:  # noqa: BLE001 - reported per case
+            problems.append(Problem(task.id, f"solution raised on {case.id}: "
+                                             f"{type(exc).__name__}: {str(exc)[:200]}"))
+            continue
+        why = probe.judge(outputs, inputs, case.dtype)
+        if why is not None:
+            problems.append(Problem(task.id, f"solution fails {case.id}: {why[:300]}"))
+    return problems
+
+
+def check_task(task: Task, all_shapes: bool = False) -> list[Problem]:
+    probe = TaskProbe(task)
+    cases = _cases(task, all_shapes)
+    if not cases:
+        return [Problem(task.id, "no CPU case with a 'tiny' shape")]
+    return (check_seed_matters(probe, cases) + check_degenerate(probe, cases)
+            + check_solution(probe, cases))
+
+
+def prepare_interpreter() -> None:
+    """What the candidate worker does before importing a kernel under the interpreter."""
+    from kgb.runner.hooks import keep_first_autotune_config
+    from kgb.runner.interpreter_fixes import apply
+
+    keep_first_autotune_config()
+    apply()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m kgb.suite.quality")
+    parser.add_argument("tasks", nargs="*", type=Path,
+                        help="task folders (default: every task under --suite)")
+    parser.add_argument("--suite", type=Path, default=Path(__file__).resolve().parents[2] / "tasks")
+    parser.add_argument("--all-shapes", action="store_true",
+                        help="every CPU shape, not only the tiny ones")
+    args = parser.parse_args(argv)
+    torch.manual_seed(0)
+    prepare_interpreter()
+    tasks = [load_task(p) for p in args.tasks] if args.tasks else list(load_suite(args.suite).values())
+    problems: list[Problem] = []
+    for task in sorted(tasks, key=lambda t: t.id):
+        try:
+            found = check_task(task, args.all_shapes)
+        except Exception as exc:  # noqa: BLE001 - one broken task must not hide the others
+            found = [Problem(task.id, f"quality check crashed: {type(exc).__name__}: {exc}")]
+        problems += found
+        print(f"{task.id}: {'ok' if not found else f'{len(found)} problem(s)'}", flush=True)
+    for p in problems:
+        print(f"PROBLEM {p}")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,51 @@
+"""The suite proves itself: every task tells honest kernels from degenerate answers, and every
+solution passes its task through the CPU interpreter (kgb.suite.quality, at tiny shapes)."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+
+from conftest import ROOT
+
+
+def _quality(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "kgb.suite.quality", *args],
+                          capture_output=True, text=True, timeout=1500, cwd=ROOT)
+
+
+def test_every_task_passes_the_quality_check():
+    proc = _quality()
+    problems = [line for line in proc.stdout.splitlines() if line.startswith("PROBLEM")]
+    assert proc.returncode == 0 and not problems, "\n".join(problems) or proc.stderr[-2000:]
+
+
+def test_a_task_with_a_loose_tolerance_is_flagged(tmp_path):
+    folder = tmp_path / "addcmul"
+    shutil.copytree(ROOT / "tasks/Math/addcmul", folder)
+    toml = folder / "task.toml"
+    text = toml.read_text()
+    # A tolerance so loose that zeros, constants and bf16 rounding all pass.
+    for key in ("atol", "rtol", "rel_l2"):
+        text = text.replace(f"{key} = ", f"{key} = 1e9 + 0 * ")
+    toml.write_text(text.replace("1e9 + 0 * ", "1e9 #"))
+    proc = _quality(str(folder))
+    assert proc.returncode == 1
+    assert "a all-zero output passes" in proc.stdout
+    assert "a bfloat16-rounded output passes" in proc.stdout
+
+
+def test_a_reference_that_ignores_the_seed_and_a_wrong_solution_are_flagged(tmp_path):
+    folder = tmp_path / "addcmul"
+    shutil.copytree(ROOT / "tasks/Math/addcmul", folder)
+    (folder / "inputs.py").write_text(
+        "import torch\n\n\ndef make_inputs(shape, dtype, gen, mode):\n"
+        "    dims = (shape['M'], shape['N'])\n"
+        "    return tuple(torch.ones(dims, dtype=getattr(torch, dtype)) for _ in range(3))\n")
+    solution = folder / "solution.py"
+    solution.write_text(solution.read_text().replace("0.5 *", "0.25 *"))
+    proc = _quality(str(folder))
+    assert proc.returncode == 1
+    assert "the reference output is the same for two seeds" in proc.stdout
+    assert "solution fails tiny-float32-standard" in proc.stdout
