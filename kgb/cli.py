@@ -20,7 +20,7 @@ def cli() -> None:
     """kgb — verify generated Triton kernels and measure them honestly.
 
     Exit codes: 0 the run completed (whatever the verdicts); 1 `lint`/`sandbox check` found
-    problems; 2 bad input; 3 infrastructure failure."""
+    problems; 2 bad input; 3 infrastructure failure; 130 interrupted."""
 
 
 @cli.command()
@@ -68,12 +68,24 @@ def verify(submission: Path, tasks_dir: Path, out_dir: Path, device: str, sandbo
 @cli.command()
 @click.argument("out_dir", type=click.Path(path_type=Path), default=Path("out"))
 @click.option("--json", "as_json", is_flag=True, help="Print report.json instead of a table.")
-def report(out_dir: Path, as_json: bool) -> None:
+@click.option("--regrade", is_flag=True,
+              help="Recompute every verdict from the saved job folders (nothing is run) and "
+                   "rewrite OUT_DIR/report.json.")
+def report(out_dir: Path, as_json: bool, regrade: bool) -> None:
     """Show the report of a finished or stopped run from OUT_DIR/report.json."""
     from kgb.report.json_report import read_report
     from kgb.report.terminal import print_report
 
-    print_report(read_report(out_dir), as_json=as_json, out_dir=out_dir)
+    if regrade:
+        from kgb.runner.regrade import regrade as run_regrade
+
+        data, changed = run_regrade(out_dir)
+        click.echo(f"regraded {len(data['jobs'])} job(s) from {out_dir}; "
+                   f"{len(changed)} verdict(s) changed" +
+                   (f": {', '.join(changed[:10])}" if changed else ""), err=True)
+    else:
+        data = read_report(out_dir)
+    print_report(data, as_json=as_json, out_dir=out_dir)
 
 
 @cli.group()
@@ -219,9 +231,9 @@ def main() -> None:
     try:
         code = cli.main(standalone_mode=False)  # a command's ctx.exit(n) comes back as n
         sys.exit(code if isinstance(code, int) else ExitCode.OK)
-    except click.exceptions.Abort:
-        click.echo("kgb: aborted", err=True)
-        sys.exit(ExitCode.INFRA)
+    except click.exceptions.Abort:  # Click's form of Ctrl-C (e.g. at a prompt)
+        click.echo("kgb: interrupted", err=True)
+        sys.exit(ExitCode.INTERRUPTED)
     except click.ClickException as exc:  # bad option or argument
         click.echo(f"kgb: {exc.format_message()}", err=True)
         sys.exit(ExitCode.BAD_INPUT)
@@ -230,7 +242,7 @@ def main() -> None:
         sys.exit(exc.exit_code)
     except KeyboardInterrupt:
         click.echo("kgb: interrupted", err=True)
-        sys.exit(130)
+        sys.exit(ExitCode.INTERRUPTED)
 
 
 # More commands go above main(), one small function each, importing their module lazily.

@@ -10,26 +10,19 @@ from __future__ import annotations
 
 import re
 import shutil
-import sys
 import tarfile
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 from kgb.errors import SubmissionError
+from kgb.manifest import DOCS, MANIFEST, parse_manifest
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
-
-MANIFEST = "manifest.toml"
 TOKEN_LOG = "tokens.jsonl"
 MAX_FILES = 512
 MAX_FILE_BYTES = 4 << 20  # a kernel file; the token log gets TOKEN_LOG_BYTES
 TOKEN_LOG_BYTES = 512 << 20
 MAX_TOTAL_BYTES = 1 << 30
-_KERNEL_NAME = re.compile(r"^kernels/[A-Za-z0-9_][A-Za-z0-9_.\-]*\.py$")
 
 
 @dataclass(frozen=True)
@@ -73,10 +66,13 @@ def load_submission(source: Path, target: Path) -> Submission:
         files = _read_tar(source)
     manifest_text = files.get(MANIFEST)
     if manifest_text is None:
-        raise SubmissionError(f"{source}: no {MANIFEST} at the top level; add one (docs/formats.md)")
-    raw = _parse_manifest(manifest_text, source)
-    kernels_raw = raw["kernels"]
-    named = {k["file"] for k in kernels_raw}
+        raise SubmissionError(f"{source}: no {MANIFEST} at the top level; add one ({DOCS})")
+    try:
+        text = manifest_text.decode("utf-8")
+    except UnicodeDecodeError:
+        raise SubmissionError(f"{source}: {MANIFEST} is not UTF-8 text; {DOCS}") from None
+    manifest = parse_manifest(text, f"{source}: {MANIFEST}")
+    named = {k.file for k in manifest.kernels}
     allowed = named | {MANIFEST, TOKEN_LOG}
     extra = sorted(set(files) - allowed)
     if extra:
@@ -90,16 +86,14 @@ def load_submission(source: Path, target: Path) -> Submission:
         out = target.joinpath(*PurePosixPath(name).parts)
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_bytes(data)
-    sub = raw["submission"]
     return Submission(
-        name=str(sub["name"]), generator=str(sub.get("generator", "")),
-        model=str(sub.get("model", "")), created=str(sub.get("created", "")),
-        root=target,
-        kernels=tuple(Kernel(task=k["task"], file=k["file"],
-                             path=target.joinpath(*PurePosixPath(k["file"]).parts),
-                             entry=k.get("entry")) for k in kernels_raw),
+        name=manifest.name, generator=manifest.generator, model=manifest.model,
+        created=manifest.created, root=target,
+        kernels=tuple(Kernel(task=k.task, file=k.file,
+                             path=target.joinpath(*PurePosixPath(k.file).parts),
+                             entry=k.entry) for k in manifest.kernels),
         token_log=target / TOKEN_LOG if TOKEN_LOG in files else None,
-        declared_tokens=sub.get("tokens"))
+        declared_tokens=manifest.declared_tokens)
 
 
 def _check_name(name: str, source: Path) -> str:
@@ -184,34 +178,3 @@ def _read_folder(source: Path) -> dict[str, bytes]:
             raise SubmissionError(f"{source}: holds more than {MAX_TOTAL_BYTES} bytes")
         files[rel] = path.read_bytes()
     return files
-
-
-def _parse_manifest(text: bytes, source: Path) -> dict[str, Any]:
-    where = f"{source}: {MANIFEST}"
-    try:
-        raw = tomllib.loads(text.decode("utf-8"))
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise SubmissionError(f"{where} is not valid TOML ({exc}); fix its syntax") from None
-    sub = raw.get("submission")
-    if not isinstance(sub, dict) or not isinstance(sub.get("name"), str) or not sub["name"]:
-        raise SubmissionError(f"{where} needs a [submission] table with a non-empty name")
-    tokens = sub.get("tokens")
-    if tokens is not None and not (isinstance(tokens, dict) and
-                                   all(isinstance(v, int) for v in tokens.values())):
-        raise SubmissionError(f"{where}: [submission.tokens] must map names to integers")
-    kernels = raw.get("kernels")
-    if not isinstance(kernels, list) or not kernels:
-        raise SubmissionError(f"{where} needs at least one [[kernels]] entry with task and file")
-    seen: set[str] = set()
-    for i, k in enumerate(kernels, start=1):
-        if not isinstance(k, dict) or not isinstance(k.get("task"), str) or \
-                not isinstance(k.get("file"), str):
-            raise SubmissionError(f"{where}: [[kernels]] entry {i} needs string keys task and file")
-        if not _KERNEL_NAME.match(k["file"]):
-            raise SubmissionError(f"{where}: kernel file {k['file']!r} must be kernels/<name>.py")
-        if "entry" in k and not (isinstance(k["entry"], str) and k["entry"].isidentifier()):
-            raise SubmissionError(f"{where}: entry of {k['task']!r} must be a Python identifier")
-        if k["task"] in seen:
-            raise SubmissionError(f"{where}: task {k['task']!r} listed twice; one kernel per task")
-        seen.add(k["task"])
-    return raw

@@ -30,3 +30,27 @@ def write_submission(folder: Path, kernels: dict[str, str], name: str = "t") -> 
         lines.append(f'[[kernels]]\ntask = "{task}"\nfile = "{fname}"\n')
     (folder / "manifest.toml").write_text("\n".join(lines))
     return folder
+
+
+def build_real_report(folder: Path, jobs: list[tuple[str, str, float | None]],
+                      manifest_tasks: list[str] | None = None,
+                      tokens: dict | None = None) -> Path:
+    """A report.json written by kgb's own report builder (not by hand), for jobs given as
+    (task id, verdict, speedup vs eager or None): what `kgb cost --report` reads in real life.
+    The speedups stand in for timings until a run measures them."""
+    from kgb import protocol as P
+    from kgb.report.json_report import build_report, job_entry, write_report
+
+    entries = []
+    for task, verdict, speedup in jobs:
+        plan = P.PlanRecord(task, "Math", f"kernels/{task}.py", "cuda:0", 60.0, ())
+        record = P.JobRecord(P.VerdictRecord(P.Verdict(verdict)),
+                             P.JobFacts(f"jobs/{task}", "cuda:0", speedup_eager=speedup,
+                                        time_ms=1.0 if speedup else None))
+        entries.append(job_entry(plan, record))
+    header = {"environment": {"device_name": "test"}, "limits": {}, "seed": 1,
+              "submission": {"name": "t"}}
+    if manifest_tasks is not None:
+        header["manifest"] = {"tasks": manifest_tasks, "tokens": tokens}
+    folder.mkdir(parents=True, exist_ok=True)
+    return write_report(build_report(header, entries, complete=True), folder)

@@ -6,7 +6,7 @@ import math
 
 import torch
 
-from kgb.runner.compare import compare_outputs
+from kgb.judge.compare import compare_outputs
 from kgb.tasks.model import Tolerance
 
 TOL = Tolerance(atol=1e-5, rtol=1e-5, rel_l2=1e-4)

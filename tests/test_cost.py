@@ -16,8 +16,26 @@ from kgb.cost.inputs import Context
 from kgb.cost.pricing import load_pricing
 from kgb.cost.usage import TokenUsage, parse_log
 from kgb.errors import BadInput
+from conftest import build_real_report
 
 FIX = Path(__file__).parent / "fixtures" / "cost"
+MANIFEST_TASKS = ["k.a", "k.b", "k.c", "k.d"]
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory) -> Path:
+    """A real report (kgb's builder) with speedups: k.a 1.5x, k.b 0.8x, k.c incorrect, k.d
+    compile_error; the manifest copy declares 400 output tokens."""
+    return build_real_report(tmp_path_factory.mktemp("run"), [
+        ("k.a", "passed", 1.5), ("k.b", "passed", 0.8), ("k.c", "incorrect", None),
+        ("k.d", "compile_error", None)], MANIFEST_TASKS, {"output": 400})
+
+
+@pytest.fixture(scope="module")
+def report_no_speedups(tmp_path_factory) -> Path:
+    """A real report from a run without timings (the CPU), and without a manifest copy."""
+    return build_real_report(tmp_path_factory.mktemp("cpu"), [
+        ("k.a", "passed", None), ("k.b", "rejected", None)])
 PRICES = FIX / "pricing.toml"
 REPO = Path(__file__).resolve().parent.parent
 T0 = 1735689600.0  # 2025-01-01T00:00:00Z
@@ -136,8 +154,8 @@ def test_mixed_provider_fields_are_refused(tmp_path):
 
 # ---- figures joined with verdicts -----------------------------------------------------------
 
-def test_per_task_kernel_model_and_per_correct_and_fast_kernel():
-    sec = section_from_files(FIX / "mixed.jsonl", PRICES, FIX / "report.json", None)
+def test_per_task_kernel_model_and_per_correct_and_fast_kernel(report):
+    sec = section_from_files(FIX / "mixed.jsonl", PRICES, report, None)
     # gpt-4o: (1000+500+300)*2 + 500*1 + 300*10 = 7100; claude: 200*3 + 100*15 = 2100
     assert sec["totals"]["cost"]["usd"] == 0.0092
     assert sec["totals"]["tokens"]["total"] == 2900
@@ -172,8 +190,8 @@ def test_per_task_kernel_model_and_per_correct_and_fast_kernel():
     assert set(codes(sec)) == {"T202"}  # only k.d, which logged nothing
 
 
-def test_fast_1_unavailable_until_the_report_has_speedups():
-    sec = section_from_files(FIX / "mixed.jsonl", PRICES, FIX / "report_no_speedups.json", None)
+def test_fast_1_unavailable_until_the_report_has_speedups(report_no_speedups):
+    sec = section_from_files(FIX / "mixed.jsonl", PRICES, report_no_speedups, None)
     assert sec["per_fast_1_kernel"] == {"available": False, "kernels": None,
                                         "reason": "the report has no speedups yet"}
     assert sec["per_correct_kernel"]["kernels"] == 1
@@ -182,7 +200,7 @@ def test_fast_1_unavailable_until_the_report_has_speedups():
 
 
 def test_fast_1_unavailable_when_a_passed_kernel_has_no_speedup():
-    jobs = [{"task": "k.a", "verdict": "passed", "speedup": 2.0},
+    jobs = [{"task": "k.a", "verdict": "passed", "speedup_eager": 2.0},
             {"task": "k.b", "verdict": "passed"}]
     sec = section("mixed.jsonl", manifest_tasks=["k.a", "k.b", "k.c"], jobs=jobs)
     assert sec["per_fast_1_kernel"]["available"] is False
@@ -190,7 +208,7 @@ def test_fast_1_unavailable_when_a_passed_kernel_has_no_speedup():
 
 
 def test_no_kernel_passed_gives_unavailable_not_zero():
-    jobs = [{"task": "k.a", "verdict": "incorrect", "speedup": 3.0}]
+    jobs = [{"task": "k.a", "verdict": "incorrect", "speedup_eager": 3.0}]
     sec = section("mixed.jsonl", manifest_tasks=["k.a"], jobs=jobs)
     assert sec["per_correct_kernel"] == {"available": False, "reason": "no kernel passed",
                                          "kernels": 0}
@@ -335,9 +353,8 @@ def test_audit_figures_follow_the_rules(audited):
     assert tot["cost"]["status"] == "partial"
 
 
-def test_declared_input_may_include_cache():
-    sec = section_from_files(FIX / "mixed.jsonl", PRICES, FIX / "report.json",
-                             FIX / "manifest.toml")
+def test_declared_input_may_include_cache(report):
+    sec = section_from_files(FIX / "mixed.jsonl", PRICES, report, FIX / "manifest.toml")
     assert sec["declared"]["input"] == {"declared": 2500, "logged": 2000,
                                         "logged_including_cache": 2500, "agrees": True}
     assert sec["declared"]["cached"]["agrees"] is True
@@ -377,13 +394,13 @@ def test_missing_token_log_is_bad_input(tmp_path):
 
 # ---- the verify entry point and the CLI -----------------------------------------------------
 
-def test_cost_section_is_json_and_matches_the_cli(capsys, monkeypatch):
-    jobs = json.loads((FIX / "report.json").read_text())["jobs"]
+def test_cost_section_is_json_and_matches_the_cli(capsys, monkeypatch, report):
+    jobs = json.loads(report.read_text())["jobs"]
     sec = cost_section(FIX / "mixed.jsonl", PRICES, ["k.a", "k.b", "k.c", "k.d"], jobs,
                        {"output": 400})
     assert json.loads(json.dumps(sec)) == sec
     code, out, _ = run_cli(monkeypatch, capsys, "cost", str(FIX / "mixed.jsonl"), "--pricing",
-                           str(PRICES), "--report", str(FIX / "report.json"), "--json")
+                           str(PRICES), "--report", str(report), "--json")
     assert code == 0 and json.loads(out) == sec
 
 
@@ -397,9 +414,9 @@ def run_cli(monkeypatch, capsys, *args: str) -> tuple[int, str, str]:
     return exc.value.code, captured.out, captured.err
 
 
-def test_cli_csv_has_one_row_per_task(monkeypatch, capsys):
+def test_cli_csv_has_one_row_per_task(monkeypatch, capsys, report):
     code, out, _ = run_cli(monkeypatch, capsys, "cost", str(FIX / "mixed.jsonl"), "--pricing",
-                           str(PRICES), "--report", str(FIX / "report.json"), "--csv")
+                           str(PRICES), "--report", str(report), "--csv")
     rows = list(csv.DictReader(io.StringIO(out)))
     assert code == 0 and [r["task"] for r in rows] == ["k.a", "k.b", "k.c", "k.d"]
     assert rows[0]["cost_usd"] == "0.0055" and rows[0]["verdict"] == "passed"
@@ -417,8 +434,8 @@ def test_cli_tables_exit_zero_with_findings(monkeypatch, capsys):
 @pytest.mark.parametrize("args, message", [
     (["missing.jsonl"], "does not exist"),
     ([str(FIX / "mixed.jsonl"), "--pricing", str(FIX / "pricing_invalid.toml")], "TOML"),
-    ([str(FIX / "mixed.jsonl"), "--report", str(FIX / "report_broken.json")], "cannot read"),
-    ([str(FIX / "mixed.jsonl"), "--report", str(FIX / "manifest.toml")], "cannot read"),
+    ([str(FIX / "mixed.jsonl"), "--report", str(FIX / "report_broken.json")], "not valid JSON"),
+    ([str(FIX / "mixed.jsonl"), "--report", str(FIX / "manifest.toml")], "not valid JSON"),
     ([str(FIX / "mixed.jsonl"), "--json", "--csv"], "exclusive"),
 ])
 def test_cli_bad_input_exits_2(monkeypatch, capsys, args, message):

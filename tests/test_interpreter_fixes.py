@@ -13,7 +13,7 @@ PROGRAM = textwrap.dedent('''
     import sys
     import torch, triton, triton.language as tl
     if sys.argv[1] == "fix":
-        from kgb.runner.interpreter_fixes import apply
+        from kgb.worker.interpreter_fixes import apply
         assert apply()
 
     @triton.jit
@@ -36,7 +36,7 @@ FLOAT_ARG_PROGRAM = textwrap.dedent('''
     import sys
     import torch, triton, triton.language as tl
     if sys.argv[1] == "fix":
-        from kgb.runner.interpreter_fixes import apply
+        from kgb.worker.interpreter_fixes import apply
         assert apply()
 
     @triton.jit

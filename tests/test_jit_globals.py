@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, run_kgb, write_submission
-from kgb.runner.jit_globals import non_constexpr_globals
+from kgb.worker.jit_globals import non_constexpr_globals
 
 FIXTURES = ROOT / "tests" / "fixtures" / "compile"
 
@@ -78,9 +78,9 @@ def _raised_in(filename: str) -> BaseException:
 def test_plain_errors_raised_by_tritons_compiler_are_compile_errors():
     """On the GPU a Python helper called in a kernel fails in Triton's code generator with a
     plain RuntimeError (seen on an H100, Triton 3.6): that is a compile error, not a crash."""
-    from kgb.runner.candidate import _error_type
+    from kgb.worker.errors import error_kind
 
-    assert _error_type(_raised_in("/x/site-packages/triton/compiler/code_generator.py")) == \
+    assert error_kind(_raised_in("/x/site-packages/triton/compiler/code_generator.py")) == \
         "compile"
-    assert _error_type(_raised_in("/x/site-packages/triton/backends/nvidia/driver.py")) == \
+    assert error_kind(_raised_in("/x/site-packages/triton/backends/nvidia/driver.py")) == \
         "runtime"

@@ -11,7 +11,10 @@ import psutil
 import pytest
 
 from conftest import ROOT, run_kgb
+from kgb import protocol as P
+from kgb.runner.journal import read_plan
 from kgb.runner.judge_pool import JudgePool
+from kgb.tasks.loader import load_task
 
 pytestmark = pytest.mark.slow
 
@@ -40,24 +43,33 @@ def _copy(job, tmp_path, name):
     return copy
 
 
+def _request(job, task_dir=ROOT / "tasks" / "Math" / "addcmul") -> P.JudgeRequest:
+    """What the host sends a judge for a job folder: the plan's cases and the worker's claims."""
+    plan = read_plan(job)
+    claims = P.read(P.WorkerResult, job / "out" / "result.json", P.RESULT_MAX_BYTES).cases
+    task = load_task(ROOT / "tasks" / "Math" / "addcmul")
+    return P.JudgeRequest(str(job), str(task_dir), "cpu", plan.cases, task.strided_inputs,
+                          task.seed_input, claims)
+
+
 def test_one_judge_serves_consecutive_jobs(finished_job, pool, tmp_path):
     first, second = _copy(finished_job, tmp_path, "a"), _copy(finished_job, tmp_path, "b")
-    assert pool.judge(first, "cpu", 300, threading.Event()) == "ok"
+    assert pool.judge(_request(first), 300, threading.Event()) == "ok"
     judge_pid = pool._idle[0].pid
-    assert pool.judge(second, "cpu", 300, threading.Event()) == "ok"
+    assert pool.judge(_request(second), 300, threading.Event()) == "ok"
     assert pool._idle[0].pid == judge_pid
     cases = json.loads((second / "judge.json").read_text())["cases"]
-    assert cases and all(c["status"] == "pass" for c in cases)
+    assert cases and all(call["status"] == "passed" for c in cases for call in c["calls"])
 
 
 def test_a_judge_that_fails_is_replaced(finished_job, pool, tmp_path):
     broken = _copy(finished_job, tmp_path, "broken")
-    (broken / "job.json").write_text("{not json")
-    assert pool.judge(broken, "cpu", 300, threading.Event()) == "error"
-    assert "JSONDecodeError" in (broken / "judge.log").read_text()
+    assert pool.judge(_request(broken, tmp_path / "no-such-task"), 300,
+                      threading.Event()) == "error"
+    assert "TaskError" in (broken / "judge.log").read_text()
     assert pool._idle == []
     good = _copy(finished_job, tmp_path, "good")
-    assert pool.judge(good, "cpu", 300, threading.Event()) == "ok"
+    assert pool.judge(_request(good), 300, threading.Event()) == "ok"
 
 
 @pytest.mark.parametrize("how", ["cancelled", "timeout"])
@@ -67,7 +79,7 @@ def test_a_stopped_judge_is_killed_at_once(finished_job, pool, tmp_path, how):
     if how == "cancelled":
         cancel.set()
     before = {p.pid for p in psutil.Process().children()}
-    assert pool.judge(job, "cpu", 0.0 if how == "timeout" else 300, cancel) == how
+    assert pool.judge(_request(job), 0.0 if how == "timeout" else 300, cancel) == how
     alive = [p for p in psutil.Process().children() if p.pid not in before and p.is_running()
              and p.status() != psutil.STATUS_ZOMBIE]
     assert alive == [] and pool._idle == []
@@ -83,12 +95,9 @@ def test_a_reference_printing_to_stdout_cannot_fake_an_answer(finished_job, pool
     reference.write_text("print('error')\nimport os\nos.write(1, b'ok\\n')\n" +
                          reference.read_text())
     job = _copy(finished_job, tmp_path, "noisy")
-    spec = json.loads((job / "job.json").read_text())
-    spec["task_dir"] = str(task)
-    (job / "job.json").write_text(json.dumps(spec))
-    assert pool.judge(job, "cpu", 300, threading.Event()) == "ok"
+    assert pool.judge(_request(job, task), 300, threading.Event()) == "ok"
     assert (job / "judge.json").is_file()  # the answer came after the work, not before
     after = _copy(finished_job, tmp_path, "after")
-    assert pool.judge(after, "cpu", 300, threading.Event()) == "ok"
+    assert pool.judge(_request(after), 300, threading.Event()) == "ok"
     assert (after / "judge.json").is_file()
     assert "error" in (tmp_path / "judges.log").read_text()

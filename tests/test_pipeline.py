@@ -13,6 +13,7 @@ import pytest
 from conftest import ROOT, write_submission
 from kgb.runner import execute
 from kgb.runner.execute import JobContext, run_job
+from kgb.runner.judge_pool import JudgePool
 from kgb.runner.plan import plan_jobs
 from kgb.sandbox import Limits, create_sandbox
 from kgb.submission import load_submission
@@ -52,20 +53,21 @@ def verdict_for(tmp_path: Path, source: str, monkeypatch, static: bool = False,
     submission = load_submission(sub_dir, out / "submission")
     suite = load_suite(ROOT / "tasks")
     job = plan_jobs(suite, submission, "cpu", 1234, only=("math.addcmul",))[0]
-    ctx = JobContext("test", out, create_sandbox("process"), Limits(wall_time_s=timeout),
-                     submission.root)
-    verdict, facts = run_job(job, ctx)
-    return verdict, out / facts["log_dir"]
+    with JudgePool(out / "refcache", out / "judges.log") as judges:
+        ctx = JobContext("test", out, create_sandbox("process"), Limits(wall_time_s=timeout),
+                         submission.root, judges)
+        record = run_job(job, ctx)
+    return record.verdict, out / record.facts.log_dir
 
 
 def test_honest_kernel_passes_and_leaves_evidence(tmp_path, monkeypatch):
     verdict, log_dir = verdict_for(tmp_path, HONEST, monkeypatch)
     assert verdict.verdict == "passed", verdict.message
     assert verdict.coverage()["passed"] == verdict.coverage()["cases"] > 0
-    for name in ("job.json", "judge.json", "verdict.json", "stdout.log", "stderr.log",
-                 "out/result.json"):
+    for name in ("plan.json", "job.json", "exec.json", "judge.json", "verdict.json",
+                 "stdout.log", "stderr.log", "out/result.json", "task_inputs.py"):
         assert (log_dir / name).is_file(), name
-    assert json.loads((log_dir / "verdict.json").read_text())["verdict"] == "passed"
+    assert json.loads((log_dir / "verdict.json").read_text())["verdict"]["verdict"] == "passed"
 
 
 def test_input_mutation_rejected_D201(tmp_path, monkeypatch):
@@ -111,11 +113,10 @@ def test_result_forged_at_exit_cannot_hide_a_violation(tmp_path, monkeypatch):
 
         def _forge():
             data = json.load(open("result.json"))
-            ran = [r for r in data["cases"] if r["status"] != "skipped"]
-            for index, (record, out) in enumerate(zip(ran, _returned)):
+            for index, (record, out) in enumerate(zip(data["cases"], _returned)):
                 name = f"forged_{index:03d}.safetensors"
                 save_file({"out0": out.contiguous()}, name)
-                record.update(status="ok", rule=None, error=None, output_file=name)
+                record["calls"][0].update(aliases=[])
             json.dump(data, open("result.json", "w"))
 
         atexit.register(_forge)
@@ -236,3 +237,4 @@ def test_static_layer_rejects_before_any_sandbox(tmp_path, monkeypatch):
     assert (verdict.verdict, verdict.layer) == ("rejected", 1)
     assert verdict.rule == "S110" and verdict.location.startswith("kernels/math_addcmul.py:")
     assert not (log_dir / "out").exists() and not (log_dir / "job.json").exists()
+    assert (log_dir / "plan.json").is_file() and (log_dir / "verdict.json").is_file()

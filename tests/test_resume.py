@@ -83,9 +83,9 @@ def test_report_renders_a_saved_run_and_flags_an_incomplete_one(stopped_run, tmp
     assert "incomplete run" in run_kgb("report", partial).stdout
 
 
-@pytest.mark.parametrize("content, message", [(None, "no such file"),
-                                              ("{not json", "not a readable report"),
-                                              ('{"schema_version": 99}', "not a schema 1")])
+@pytest.mark.parametrize("content, message", [(None, "does not exist"),
+                                              ("{not json", "is not valid JSON"),
+                                              ('{"schema_version": 99}', "schema_version 99")])
 def test_report_of_a_bad_folder_is_one_line_and_exit_2(tmp_path, content, message):
     if content is not None:
         (tmp_path / "report.json").write_text(content)

@@ -14,7 +14,7 @@ from kgb.errors import BadInput, InfraError
 from kgb.runner import schedule
 from kgb.runner.execute import JobCancelled, JobContext
 from kgb.runner.plan import Job
-from kgb.runner.verdict import Verdict
+from kgb import protocol as P
 from kgb.runner.verify import resolve_slots
 from kgb.sandbox.base import Limits
 from kgb.tasks.loader import load_suite
@@ -38,7 +38,11 @@ def jobs(n: int) -> list[Job]:
 
 
 def context() -> JobContext:
-    return JobContext("t", Path("/nonexistent"), None, Limits(), Path("/nonexistent"))
+    return JobContext("t", Path("/nonexistent"), None, Limits(), Path("/nonexistent"), None)
+
+
+def record(verdict: str = "passed", device: str = "cpu") -> P.JobRecord:
+    return P.JobRecord(P.VerdictRecord(P.Verdict(verdict)), P.JobFacts("jobs/x", device))
 
 
 def test_each_slot_runs_one_job_at_a_time_and_results_keep_plan_order(monkeypatch):
@@ -50,15 +54,15 @@ def test_each_slot_runs_one_job_at_a_time_and_results_keep_plan_order(monkeypatc
         time.sleep(0.05 * (1 + len(job.task.id) % 3))  # finish out of plan order
         with lock:
             spans.append((job.device, job.task.id, start, time.monotonic()))
-        return Verdict("passed"), {"slot": job.device}
+        return record(device=job.device)
 
     monkeypatch.setattr(schedule, "run_job", fake_run_job)
     planned = jobs(9)
     outcome = schedule.run_all(planned, ("cuda:0", "cuda:1", "cuda:2"), context(), Progress(),
                                reuse=lambda job: None)
-    assert [job.task.id for job, _, _ in outcome.results] == [j.task.id for j in planned]
+    assert [job.task.id for job, _ in outcome.results] == [j.task.id for j in planned]
     ran_on = {task: device for device, task, _, _ in spans}
-    assert all(facts["device"] == ran_on[job.task.id] for job, _, facts in outcome.results)
+    assert all(rec.facts.device == ran_on[job.task.id] for job, rec in outcome.results)
     assert outcome.failure is None and outcome.interrupted is None
     for slot in ("cuda:0", "cuda:1", "cuda:2"):
         mine = sorted((s, e) for d, _, s, e in spans if d == slot)
@@ -77,7 +81,7 @@ def test_a_failing_job_cancels_the_rest_and_keeps_what_finished(monkeypatch):
             raise InfraError("the judge crashed")
         if ctx.cancel.is_set():
             raise JobCancelled(job.task.id)
-        return Verdict("passed"), {}
+        return record()
 
     monkeypatch.setattr(schedule, "run_job", fake_run_job)
     ctx = context()
@@ -96,15 +100,15 @@ def test_a_kgb_bug_in_a_job_is_an_infrastructure_failure_not_a_traceback(monkeyp
 def test_resumed_jobs_are_not_run_again(monkeypatch):
     ran: list[str] = []
     monkeypatch.setattr(schedule, "run_job",
-                        lambda job, ctx: ran.append(job.task.id) or (Verdict("passed"), {}))
+                        lambda job, ctx: ran.append(job.task.id) or record())
     planned = jobs(3)
     kept = planned[1].task.id
     progress = Progress()
     outcome = schedule.run_all(planned, ("cpu", "cpu"), context(), progress,
-                               reuse=lambda job: (Verdict("incorrect"), {})
+                               reuse=lambda job: record("incorrect")
                                if job.task.id == kept else None)
     assert kept not in ran and len(ran) == 2
-    assert [v.verdict for _, v, _ in outcome.results] == ["passed", "incorrect", "passed"]
+    assert [r.verdict.verdict for _, r in outcome.results] == ["passed", "incorrect", "passed"]
     assert f"{kept}: incorrect (resumed)" in progress.lines
 
 

@@ -1,112 +1,172 @@
-"""Verdict precedence and fail-closed handling of the untrusted result file."""
+"""Verdict precedence, fail-closed handling of the untrusted result file, and hostile parsing of
+what the worker writes (kgb.protocol)."""
 
 from __future__ import annotations
 
-from kgb.anticheat.registry import Finding
+import json
+
+import pytest
+
+from kgb import protocol as P
+from kgb.protocol import CallKind as K
+from kgb.protocol import CaseStatus as S
 from kgb.runner.interpreter import InterpreterLimits, scan
 from kgb.runner.verdict import decide
-from kgb.sandbox.base import ExecResult
 
-OK_EXEC = ExecResult(0, False, 1.0, "", "")
-
-
-def result(*cases):
-    return {"cases": list(cases), "error_kind": None}
+OK_EXEC = P.ExecRecord("process", 0, False, 1.0, False)
 
 
-def case(cid, status="ok", **kw):
-    return {"id": cid, "status": status, **kw}
+def spec(cid: str, skip: str | None = None, dtype: str = "float32",
+         kinds: tuple[K, ...] = (K.PRIMARY,)) -> P.CaseSpec:
+    return P.CaseSpec(cid, "s", {"N": 4}, dtype, "standard", "contiguous",
+                      tuple(P.CallSpec(k, 7 + i) for i, k in enumerate(kinds)), skip)
 
 
-def judged(*entries):
-    return {"cases": [{"id": cid, "status": st, "max_abs": 0.0, "rel_l2": 0.0, "message": m}
-                      for cid, st, m in entries]}
+def plan(*cases: P.CaseSpec, findings=(), kernel="kernels/k.py", features=()) -> P.PlanRecord:
+    cases = cases or (spec("a"), spec("b"))
+    return P.PlanRecord("t.x", "Math", kernel, "cpu", 10.0, cases, tuple(findings),
+                        tuple(features))
 
 
-def go(planned=None, **kw):
-    args = dict(has_kernel=True, findings=[], execution=OK_EXEC, result=None, judge=None,
-                limits=None, timeout_s=10, planned=planned or {"a": None, "b": None})
-    args.update(kw)
-    return decide(**args)
+def call(status=S.RETURNED, kind=K.PRIMARY, index=0, **kw) -> P.CallRecord:
+    defaults = dict(output_types=("torch.Tensor",), launches=1)
+    if status == S.RAISED:
+        defaults = {}
+    return P.CallRecord(index, kind, status, **{**defaults, **kw})
+
+
+def case(cid, *calls: P.CallRecord, skipped=None) -> P.CaseRecord:
+    return P.CaseRecord(cid, calls or (call(),), skipped)
+
+
+def result(*cases, **kw) -> P.WorkerResult:
+    return P.WorkerResult("done", tuple(cases), **kw)
+
+
+def judged(*entries) -> P.JudgeResult:
+    """(case id, status, message) per case, one primary call each."""
+    return P.JudgeResult(tuple(P.CaseJudgement(cid, (P.CallJudgement(0, K.PRIMARY, st, 0.0, 0.0,
+                                                                     m),))
+                               for cid, st, m in entries))
+
+
+def go(the_plan=None, execution=OK_EXEC, result=None, judge=None, limits=None):
+    return decide(the_plan or plan(), execution, result, judge, limits)
 
 
 def test_all_cases_pass():
-    v = go(result=result(case("a"), case("b")), judge=judged(("a", "pass", ""), ("b", "pass", "")))
+    v = go(result=result(case("a"), case("b")), judge=judged(("a", S.PASSED, ""),
+                                                             ("b", S.PASSED, "")))
     assert v.verdict == "passed" and v.coverage()["passed"] == 2
 
 
 def test_one_mismatch_is_incorrect():
     v = go(result=result(case("a"), case("b")),
-           judge=judged(("a", "pass", ""), ("b", "fail", "3 of 10 elements")))
+           judge=judged(("a", S.PASSED, ""), ("b", S.FAILED, "3 of 10 elements")))
     assert v.verdict == "incorrect" and "b: 3 of 10" in v.message
 
 
 def test_case_missing_from_untrusted_result_is_never_passed():
-    v = go(result=result(case("a")), judge=judged(("a", "pass", "")))
+    v = go(result=result(case("a")), judge=judged(("a", S.PASSED, "")))
     assert v.verdict == "unverified"
 
 
 def test_forged_skip_is_not_honoured():
-    v = go(result=result(case("a"), case("b", "skipped")), judge=judged(("a", "pass", "")))
+    v = go(result=result(case("a"), case("b", skipped="I say so")),
+           judge=judged(("a", S.PASSED, "")))
     assert v.verdict == "unverified"
 
 
 def test_timeout_beats_everything_after_static():
-    v = go(execution=ExecResult(None, True, 10.0, "", ""), result=result(case("a")))
+    v = go(execution=P.ExecRecord("process", None, True, 10.0, False), result=result(case("a")))
     assert v.verdict == "timeout"
 
 
 def test_no_result_file_is_crashed_with_signal():
-    v = go(execution=ExecResult(-9, False, 1.0, "", "Killed\n"), result=None)
+    v = go(execution=P.ExecRecord("process", -9, False, 1.0, False, stderr_tail="Killed"),
+           result=None)
     assert v.verdict == "crashed" and "signal 9" in v.message and "Killed" in v.message
 
 
 def test_import_failure_is_compile_error():
-    v = go(result={"cases": [], "error_kind": "compile", "error": "SyntaxError: x"})
+    v = go(result=result(error_kind=P.ErrorKind.COMPILE, error="SyntaxError: x"))
     assert v.verdict == "compile_error" and "SyntaxError" in v.message
 
 
 def test_runtime_rule_beats_incorrect():
-    v = go(result=result(case("a", "violation", rule="D201", error="input 0 was modified"),
-                         case("b")), judge=judged(("b", "fail", "bad")))
+    v = go(result=result(case("a", call(mutated_inputs=(0,))), case("b")),
+           judge=judged(("a", S.PASSED, ""), ("b", S.FAILED, "bad")))
     assert v.verdict == "rejected" and v.rule == "D201" and v.layer == 2
 
 
+@pytest.mark.parametrize("evidence, rule", [
+    (dict(output_types=("mylib.LazyTensor",)), "D203"),
+    (dict(aliases=((0, 1),)), "D202"),
+    (dict(mutated_inputs=(2,)), "D201"),
+    (dict(launches=0), "D204"),
+])
+def test_each_runtime_rule_is_decided_from_evidence(evidence, rule):
+    v = go(result=result(case("a", call(**evidence)), case("b")),
+           judge=judged(("a", S.PASSED, ""), ("b", S.PASSED, "")))
+    assert v.verdict == "rejected" and v.rule == rule
+
+
+def test_a_ghost_call_needs_no_launch_but_a_correct_ghost_is_rejected():
+    the_plan = plan(spec("a", kinds=(K.PRIMARY, K.GHOST)))
+    claims = result(case("a", call(), call(kind=K.GHOST, index=1, launches=0)))
+    ghost_wrong = P.JudgeResult((P.CaseJudgement("a", (
+        P.CallJudgement(0, K.PRIMARY, S.PASSED), P.CallJudgement(1, K.GHOST, S.PASSED))),))
+    assert go(the_plan, result=claims, judge=ghost_wrong).verdict == "passed"
+    ghost_right = P.JudgeResult((P.CaseJudgement("a", (
+        P.CallJudgement(0, K.PRIMARY, S.PASSED),
+        P.CallJudgement(1, K.GHOST, S.FAILED, message="still right", rule="D301"))),))
+    v = go(the_plan, result=claims, judge=ghost_right)
+    assert v.verdict == "rejected" and v.rule == "D301" and v.layer == 3
+
+
 def test_static_finding_rejects_before_running():
-    v = go(findings=[Finding("S101", "torch.matmul in host code", "k.py", 3, 4)], result=None)
+    v = go(plan(findings=[P.Finding("S101", "torch.matmul in host code", "k.py", 3, 4)]))
     assert v.verdict == "rejected" and v.rule == "S101" and v.location == "k.py:3:4"
 
 
 def test_missing_kernel():
-    assert go(has_kernel=False).verdict == "missing"
+    assert go(plan(kernel=None)).verdict == "missing"
 
 
 def test_raised_case_is_crashed_or_compile_error():
-    v = go(result=result(case("a", "raised", error="RuntimeError: x", error_type="runtime"),
-                         case("b")), judge=judged(("b", "pass", "")))
+    v = go(result=result(case("a", call(S.RAISED, error="RuntimeError: x",
+                                        error_kind=P.ErrorKind.RUNTIME)), case("b")),
+           judge=judged(("b", S.PASSED, "")))
     assert v.verdict == "crashed"
-    v = go(result=result(case("a", "raised", error="CompilationError", error_type="compile"),
-                         case("b")), judge=judged(("b", "pass", "")))
+    v = go(result=result(case("a", call(S.RAISED, error="CompilationError",
+                                        error_kind=P.ErrorKind.COMPILE)), case("b")),
+           judge=judged(("b", S.PASSED, "")))
     assert v.verdict == "compile_error"
 
 
-def test_interpreter_skips_are_not_checkable_and_never_passed():
+def test_interpreter_limits_are_not_checkable_and_never_passed():
     limits = InterpreterLimits(frozenset({"bf16-dot"}))
-    planned = {"a": None, "b": limits.skip_reason("bfloat16")}
-    v = go(planned=planned, limits=limits, result=result(case("a"), case("b", "skipped")),
-           judge=judged(("a", "pass", "")))
+    the_plan = plan(spec("a"), spec("b", dtype="bfloat16"))
+    v = go(the_plan, limits=limits, result=result(case("a"), case("b")),
+           judge=judged(("a", S.PASSED, ""), ("b", S.FAILED, "garbage")))
     assert v.verdict == "passed" and v.coverage() == {"cases": 2, "checked": 1, "passed": 1,
                                                         "not_checkable": 1}
-    v = go(planned={"b": planned["b"]}, limits=limits, result=result(case("b", "skipped")))
+    v = go(plan(spec("b", dtype="bfloat16")), limits=limits, result=result(case("b")),
+           judge=judged(("b", S.PASSED, "")))
     assert v.verdict == "unverified" and "bfloat16" in v.message
+    repaired = InterpreterLimits(frozenset({"bf16-dot"}), frozenset({"bf16-dot-upcast"}))
+    v = go(plan(spec("b", dtype="bfloat16")), limits=repaired, result=result(case("b")),
+           judge=judged(("b", S.PASSED, "")))
+    assert v.verdict == "passed"
 
 
 def test_libdevice_failure_is_excused_only_with_libdevice():
-    raised = result(case("a", "raised", error="InterpreterError", error_type="runtime"), case("b"))
+    raised = result(case("a", call(S.RAISED, error="InterpreterError",
+                                   error_kind=P.ErrorKind.RUNTIME)), case("b"))
     lib = InterpreterLimits(frozenset({"libdevice"}))
-    v = go(limits=lib, result=raised, judge=judged(("b", "pass", "")))
+    v = go(limits=lib, result=raised, judge=judged(("b", S.PASSED, "")))
     assert v.verdict == "passed" and v.cases[0].status == "not_checkable"
-    v = go(limits=InterpreterLimits(frozenset()), result=raised, judge=judged(("b", "pass", "")))
+    v = go(limits=InterpreterLimits(frozenset()), result=raised, judge=judged(("b", S.PASSED, "")))
     assert v.verdict == "crashed"
 
 
@@ -124,13 +184,79 @@ def k(a, b):
 def run(a):
     ok = a is not None and True   # host-side `and` is fine
 '''
-    assert scan(src).features == {"libdevice", "bf16-dot", "bool-ops", "autotune"}
-    assert scan("def run(x):\n    return x and x\n").features == frozenset()
-    assert scan("def (:").features == frozenset()
+    assert scan(src) == {"libdevice", "bf16-dot", "bool-ops", "autotune"}
+    assert scan("def run(x):\n    return x and x\n") == frozenset()
+    assert scan("def (:") == frozenset()
 
 
-def test_bf16_dot_is_checkable_once_the_interpreter_is_fixed():
-    src = "import triton.language as tl\n@triton.jit\ndef k(a):\n    tl.dot(a, a)\n"
-    assert scan(src).skip_reason("bfloat16") is not None
-    assert scan(src, bf16_dot_fixed=True).skip_reason("bfloat16") is None
-    assert scan(src).skip_reason("float16") is None
+def test_scan_and_static_layer_agree_on_what_a_kernel_is():
+    """`jit = triton.jit; @jit` and `k = triton.jit(f)` are kernels to both (one helper)."""
+    src = '''
+import triton
+import triton.language as tl
+jit = triton.jit
+@jit
+def k(a):
+    if not tl.program_id(0):
+        pass
+def g(a):
+    return a or a
+h = triton.jit(g)
+'''
+    assert "bool-ops" in scan(src)
+    assert "bool-ops" not in scan(src.replace("@jit\n", ""). replace("h = triton.jit(g)", ""))
+
+
+# ---------------------------------------------------------------- hostile result files
+
+def _write(tmp_path, data) -> "P.WorkerResult | P.ProtocolError | None":
+    from kgb.runner.grade import read_result
+
+    (tmp_path / P.RESULT_FILE).write_text(data if isinstance(data, str) else json.dumps(data))
+    return read_result(tmp_path)
+
+
+GOOD = P.to_json(result(case("a")))
+
+
+def test_a_good_result_file_parses(tmp_path):
+    assert isinstance(_write(tmp_path, GOOD), P.WorkerResult)
+
+
+@pytest.mark.parametrize("mutate, why", [
+    (lambda d: d.update(sneaky=1), "unknown key 'sneaky'"),
+    (lambda d: d["cases"][0]["calls"][0].update(launches="many"), "expected an integer"),
+    (lambda d: d["cases"][0]["calls"][0].update(status="passed!"), "is not one of"),
+    (lambda d: d["cases"][0].update(calls={"0": 1}), "expected a list"),
+    (lambda d: d.pop("stage"), "missing key 'stage'"),
+    (lambda d: d["cases"][0]["calls"][0].update(aliases=[[0]]), "expected 2 items"),
+])
+def test_forged_result_files_are_rejected_with_a_reason(tmp_path, mutate, why):
+    data = json.loads(json.dumps(GOOD))
+    mutate(data)
+    parsed = _write(tmp_path, data)
+    assert isinstance(parsed, P.ProtocolError) and why in str(parsed)
+    v = go(plan(spec("a")), result=parsed)
+    assert v.verdict == "rejected" and v.rule == "D205" and why in v.message
+
+
+def test_truncated_and_huge_result_files_are_rejected(tmp_path):
+    text = json.dumps(GOOD)
+    assert "not valid JSON" in str(_write(tmp_path, text[: len(text) // 2]))
+    huge = dict(GOOD, error="x" * (P.RESULT_MAX_BYTES + 10))
+    parsed = _write(tmp_path, huge)
+    assert isinstance(parsed, P.ProtocolError) and "cap" in str(parsed)
+    assert go(plan(spec("a")), result=parsed).verdict == "rejected"
+
+
+def test_a_missing_result_file_is_a_crash_not_a_rejection(tmp_path):
+    from kgb.runner.grade import read_result
+
+    assert read_result(tmp_path) is None
+    assert go(plan(spec("a")), result=None).verdict == "crashed"
+
+
+def test_enums_are_the_one_vocabulary():
+    assert {s.value for s in P.Verdict} == {"passed", "rejected", "incorrect", "compile_error",
+                                           "crashed", "timeout", "missing", "unverified"}
+    assert P.parse(P.CaseOutcome, {"id": "a", "status": "passed"}).status is S.PASSED

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from kgb.protocol import Finding  # noqa: F401  (re-exported: rules produce Findings)
+
 LAYERS = {1: "static", 2: "differential", 3: "consistency"}
 
 
@@ -19,27 +21,6 @@ class Rule:
     threats: tuple[int, ...]  # numbers from shared/threats.md
     summary: str  # one sentence: what it catches
     hint: str  # one sentence: how an honest kernel avoids it
-
-
-@dataclass(frozen=True)
-class Finding:
-    """One reason to reject a kernel, with where it was seen."""
-
-    rule: str
-    message: str
-    file: str | None = None
-    line: int | None = None
-    col: int | None = None
-
-    def location(self) -> str:
-        if self.file is None:
-            return ""
-        parts = [self.file] + [str(p) for p in (self.line, self.col) if p is not None]
-        return ":".join(parts)
-
-    def to_dict(self) -> dict:
-        return {"rule": self.rule, "message": self.message, "file": self.file,
-                "line": self.line, "col": self.col}
 
 
 _RULES: dict[str, Rule] = {}

@@ -1,4 +1,5 @@
-"""Rules checked while or after the candidate runs (layers 2 and 3)."""
+"""Rules decided on the trusted side from what the candidate worker saw (layer 2) and from
+consistency checks of its outputs (layer 3). The worker reports evidence; these decide."""
 
 from __future__ import annotations
 
@@ -20,3 +21,23 @@ NO_OWN_TRITON_LAUNCH = declare(Rule(
     "D204", 2, "no-own-triton-launch", (1, 2, 3),
     "A call finished without launching any @triton.jit kernel defined in the kernel file.",
     "Compute the result in a Triton kernel of your own file, launched on every call."))
+RESULT_FILE_INVALID = declare(Rule(
+    "D205", 2, "result-file-invalid", (15, 16),
+    "The worker's result file is not what kgb's worker writes (unknown keys, wrong types, "
+    "cut short, oversized): something in the worker's process rewrote it.",
+    "Do not write files or touch the harness; return outputs from the entry function."))
+
+GHOST_REPLAY_CORRECT = declare(Rule(
+    "D301", 3, "ghost-replay-correct", (2, 3),
+    "With the file's Triton launches turned into no-ops the outputs were still right: the "
+    "answer does not come from the Triton kernels.",
+    "Compute the result in the Triton kernels the entry launches."))
+NONDETERMINISTIC = declare(Rule(
+    "D302", 3, "nondeterministic", (21, 17),
+    "The same inputs, given again in new storage, gave different bits (or, for a Random task, "
+    "the same seed did not repeat its output).",
+    "Avoid races and uninitialised reads; derive random numbers from the seed argument only."))
+SEED_IGNORED = declare(Rule(
+    "D303", 3, "seed-ignored", (7,),
+    "A Random task's kernel gave the very same output for another seed.",
+    "Draw the random numbers from the seed argument (tl.rand(seed, offsets))."))

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from kgb.cost.pricing import ModelPrice
 from kgb.cost.usage import CallRecord
+from kgb.report.json_report import SPEEDUP_FIELD
 
 PASSED = "passed"
 FAST_THRESHOLD = 1.0  # fast_1: passed and speedup strictly above 1.0 (faster than the baseline)
@@ -210,7 +211,7 @@ def outcomes(jobs: list[dict]) -> Outcomes:
         if not isinstance(task, str):
             continue
         verdicts[task] = str(job.get("verdict"))
-        sp = job.get("speedup")
+        sp = job.get(SPEEDUP_FIELD)
         if isinstance(sp, (int, float)) and not isinstance(sp, bool) and sp == sp:  # not NaN
             speedups[task] = float(sp)
     passed = frozenset(t for t, v in verdicts.items() if v == PASSED)

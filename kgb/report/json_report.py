@@ -1,99 +1,113 @@
-"""Build and write report.json (schema in docs/formats.md). The seed is revealed here, after
-the run: generators could not have known it while writing kernels."""
+"""Build, write and read report.json (schema in docs/formats.md) — the one reader every
+command uses (`kgb report`, `kgb cost --report`, `kgb report --regrade`). The seed is revealed
+here, after the run: generators could not have known it while writing kernels."""
 
 from __future__ import annotations
 
-import json
-import os
 from pathlib import Path
 from typing import Any
 
+from kgb import protocol as P
 from kgb.errors import BadInput
-from kgb.report.environment import collect
-from kgb.runner.verdict import VERDICTS
+from kgb.jsonfiles import read_json, write_json_atomic
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+REPORT_FILE = "report.json"
+REPORT_MAX_BYTES = 256 << 20
+SPEEDUP_FIELD = "speedup_eager"  # per job: baseline (PyTorch eager) time / kernel time
+REQUIRED = ("environment", "jobs", "summary", "seed", "submission", "complete")
 
 
-def job_entry(job, verdict, facts: dict) -> dict[str, Any]:
-    checked = [c for c in verdict.cases if c.status in ("passed", "failed")]
-    plan = {c.id: c for c in job.cases}
+def job_entry(plan: P.PlanRecord, record: P.JobRecord) -> dict[str, Any]:
+    verdict, facts = record.verdict, record.facts
+    checked = [c for c in verdict.cases if c.status in (P.CaseStatus.PASSED,
+                                                        P.CaseStatus.FAILED)]
+    specs = {c.id: c for c in plan.cases}
+    passed = verdict.verdict == P.Verdict.PASSED
     return {
-        "task": job.task.id, "category": job.task.category,
-        "kernel": job.kernel.file if job.kernel else None,
-        "verdict": verdict.verdict, "rule": verdict.rule, "layer": verdict.layer,
+        "task": plan.task_id, "category": plan.category, "kernel": plan.kernel_file,
+        "verdict": verdict.verdict.value, "rule": verdict.rule, "layer": verdict.layer,
         "message": verdict.message, "location": verdict.location or None,
         "coverage": verdict.coverage(),
         "max_abs_err": _max(c.max_abs for c in checked),
         "max_rel_l2_err": _max(c.rel_l2 for c in checked),
         # A simple CUDA-event median on the largest case (GPU only); null on the CPU
-        # interpreter, where no timing is meaningful. The full protocol lands with kgb.bench.
-        "time_ms": facts.get("time_ms") if verdict.verdict == "passed" else None,
-        "cases": [dict(c.to_dict(), shape=plan[c.id].shape.name, dims=plan[c.id].shape.as_dict(),
-                       dtype=plan[c.id].dtype, mode=plan[c.id].mode) for c in verdict.cases],
-        **{k: v for k, v in facts.items() if k != "time_ms"},
+        # interpreter, where no timing is meaningful, and for kernels that did not pass.
+        "time_ms": facts.time_ms if passed else None,
+        SPEEDUP_FIELD: facts.speedup_eager if passed else None,
+        "speedup_compile": facts.speedup_compile if passed else None,
+        "cases": [dict(P.to_json(c), shape=specs[c.id].shape, dims=specs[c.id].dims,
+                       dtype=specs[c.id].dtype, mode=specs[c.id].mode,
+                       layout=specs[c.id].layout) for c in verdict.cases],
+        **{k: v for k, v in P.to_json(facts).items()
+           if k not in ("time_ms", "speedup_eager", "speedup_compile")},
     }
 
 
-def build_report(*, seed: int, devices: tuple[str, ...], sandbox, submission, results,
-                 complete: bool, limits, pricing: Path | None = None) -> dict[str, Any]:
-    jobs = [job_entry(job, verdict, facts) for job, verdict, facts in results]
-    counts = {v: 0 for v in VERDICTS}
+def summarize(jobs: list[dict[str, Any]]) -> dict[str, Any]:
+    counts = {v.value: 0 for v in P.Verdict}
     for j in jobs:
         counts[j["verdict"]] += 1
-    report: dict[str, Any] = {
-        "schema_version": SCHEMA_VERSION,
-        "complete": complete,
+    return {"total": len(jobs), "counts": counts,
+            "submitted": sum(j["verdict"] != P.Verdict.MISSING for j in jobs)}
+
+
+def build_report(header: dict[str, Any], jobs: list[dict[str, Any]], complete: bool,
+                 cost: dict | None = None) -> dict[str, Any]:
+    """`header`: environment, limits, seed, submission and manifest (see `run_header`)."""
+    report: dict[str, Any] = {"schema_version": SCHEMA_VERSION, "complete": complete, **header,
+                              "jobs": jobs, "summary": summarize(jobs)}
+    if cost is not None:
+        report["cost"] = cost
+    return report
+
+
+def run_header(*, seed: int, devices: tuple[str, ...], sandbox, submission, limits
+               ) -> dict[str, Any]:
+    from kgb.report.environment import collect
+
+    return {
         "environment": dict(collect(devices[0], sandbox.describe()), devices=list(devices)),
         "limits": {k: getattr(limits, k) for k in limits.__dataclass_fields__},
         "seed": seed,
         "submission": submission.describe(),
         "manifest": {"tasks": [k.task for k in submission.kernels],
                      "tokens": submission.declared_tokens},
-        "jobs": jobs,
-        "summary": {"total": len(jobs), "counts": counts,
-                    "submitted": sum(j["verdict"] != "missing" for j in jobs)},
     }
-    if submission.token_log is not None:
-        report["cost"] = _cost(submission, jobs, pricing)
-    return report
 
 
-def _cost(submission, jobs: list[dict], pricing: Path | None) -> dict:
+def cost_for(token_log: Path | None, pricing: Path | None, manifest: dict,
+             jobs: list[dict]) -> dict | None:
+    if token_log is None:
+        return None
     from kgb.cost import cost_section
 
-    return cost_section(submission.token_log, pricing, [k.task for k in submission.kernels], jobs,
-                        submission.declared_tokens)
+    return cost_section(token_log, pricing, list(manifest.get("tasks") or []), jobs,
+                        manifest.get("tokens"))
+
+
+def write_report(report: dict, out_dir: Path) -> Path:
+    return write_json_atomic(out_dir / REPORT_FILE, report, indent=1)
+
+
+def read_report(path: Path) -> dict[str, Any]:
+    """A report written by `kgb verify` (a run folder or the file), checked enough to render;
+    bad input otherwise."""
+    path = path / REPORT_FILE if path.is_dir() else path
+    fix = "pass the --out folder of a `kgb verify` run, or re-run it"
+    report = read_json(path, REPORT_MAX_BYTES, "report", fix)
+    if not isinstance(report, dict) or report.get("schema_version") != SCHEMA_VERSION:
+        version = report.get("schema_version") if isinstance(report, dict) else None
+        raise BadInput(f"report {path} has schema_version {version!r}; this kgb reads "
+                       f"{SCHEMA_VERSION}: re-run `kgb verify` with this kgb")
+    missing = [k for k in REQUIRED if k not in report]
+    if missing:
+        raise BadInput(f"report {path} has no {missing[0]!r}; {fix}")
+    if not isinstance(report["jobs"], list):
+        raise BadInput(f"report {path}: `jobs` is not a list; {fix}")
+    return report
 
 
 def _max(values) -> float | None:
     vals = [v for v in values if v is not None]
     return max(vals) if vals else None
-
-
-def write_report(report: dict, out_dir: Path) -> Path:
-    path = out_dir / "report.json"
-    tmp = out_dir / "report.json.tmp"
-    tmp.write_text(json.dumps(report, indent=1, default=str))
-    os.replace(tmp, path)
-    return path
-
-
-def read_report(out_dir: Path) -> dict[str, Any]:
-    """A report written by `kgb verify`, checked enough to render; bad input otherwise."""
-    path = out_dir / "report.json" if out_dir.is_dir() else out_dir
-    try:
-        report = json.loads(path.read_text())
-    except FileNotFoundError:
-        raise BadInput(f"{path}: no such file; pass the --out folder of a `kgb verify` run") \
-            from None
-    except (OSError, ValueError) as exc:
-        raise BadInput(f"{path}: not a readable report ({exc}); re-run `kgb verify`") from None
-    if not isinstance(report, dict) or report.get("schema_version") != SCHEMA_VERSION:
-        raise BadInput(f"{path}: not a schema {SCHEMA_VERSION} kgb report; re-run `kgb verify` "
-                       f"with this kgb")
-    missing = [k for k in ("environment", "jobs", "summary", "seed", "submission", "complete")
-               if k not in report]
-    if missing:
-        raise BadInput(f"{path}: report has no {missing[0]!r}; re-run `kgb verify`")
-    return report

@@ -1,12 +1,11 @@
-"""One job, start to verdict: static layer, candidate in the sandbox, trusted judge, decision.
+"""One job, start to verdict: static layer, candidate in the sandbox, trusted judge, grading.
 
-Each job has its own folder (SWE-bench's habit): job.json (what was asked), out/ (what the
-candidate wrote), stdout.log / stderr.log (capped), judge.json, verdict.json — enough to
-re-grade without running anything."""
+Each job has its own folder (SWE-bench's habit) holding every file it produced — the plan, the
+worker's instructions and claims, the sandbox's record, the logs, the judgement, the verdict —
+so the job can be re-graded without running anything (kgb.runner.grade)."""
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import sys
@@ -14,20 +13,20 @@ import tempfile
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import kgb
-from kgb.anticheat.registry import Finding
-from kgb.runner import interpreter_fixes
+from kgb import protocol as P
+from kgb.jsonfiles import write_json_atomic
+from kgb.runner.grade import PLAN_FILE, grade, read_result
 from kgb.runner.interpreter import scan
 from kgb.runner.journal import write_finished
 from kgb.runner.judge_pool import JudgePool
 from kgb.runner.plan import Job
-from kgb.runner.verdict import Verdict, decide
 from kgb.sandbox.base import ExecResult, Limits, Sandbox, SandboxRequest
 
 KGB_ROOT = Path(kgb.__file__).resolve().parent
 JUDGE_TIMEOUT_S = 1800.0
+EVIDENCE_BYTES = 16 << 20
 
 
 @dataclass(frozen=True)
@@ -39,71 +38,38 @@ class JobContext:
     sandbox: Sandbox
     limits: Limits
     submission_root: Path
+    judges: JudgePool
     cancel: threading.Event = field(default_factory=threading.Event)  # set: the run is stopping
-    judges: JudgePool | None = None  # the run's trusted judges; None: one pool per job
 
 
 class JobCancelled(Exception):
     """The run was stopped while this job ran: it has no verdict and is not journaled."""
 
 
-def run_job(job: Job, ctx: JobContext) -> tuple[Verdict, dict[str, Any]]:
-    """Run one job to its verdict; returns the verdict and facts for the report."""
+def run_job(job: Job, ctx: JobContext) -> P.JobRecord:
+    """Run one job to its verdict; its folder keeps every file the verdict rests on."""
     job_dir = ctx.out_dir / "jobs" / job.task.id
     if job_dir.exists():
         shutil.rmtree(job_dir)
     job_dir.mkdir(parents=True)
-    facts: dict[str, Any] = {"log_dir": str(job_dir.relative_to(ctx.out_dir))}
-    planned = {c.id: None for c in job.cases}
-    if job.kernel is None:
-        return _finish(job_dir, decide(has_kernel=False, findings=[], execution=None, result=None,
-                                       judge=None, limits=None, timeout_s=0, planned=planned),
-                       facts)
-
-    source = job.kernel.path.read_text(errors="replace")
-    findings = static_findings(source, job)
-    if findings:
-        return _finish(job_dir, decide(has_kernel=True, findings=findings, execution=None,
-                                       result=None, judge=None, limits=None, timeout_s=0,
-                                       planned=planned), facts)
-
+    source = job.kernel.path.read_text(errors="replace") if job.kernel else None
+    findings = static_findings(source, job) if source is not None else []
     interpreter = job.device == "cpu"
-    limits = scan(source, interpreter_fixes.available()) if interpreter else None
-    planned = {c.id: (limits.skip_reason(c.dtype) if limits else None) for c in job.cases}
-    if limits and limits.features:
-        facts["interpreter_limits"] = sorted(limits.features)
-    out = job_dir / "out"
-    out.mkdir()
-    # Inside the sandbox the one visible GPU is always index 0.
-    _write_job_json(job, job_dir, out, planned, interpreter,
-                    "cpu" if interpreter else "cuda:0")
-    execution = _run_candidate(job, job_dir, out, ctx)
-    if ctx.cancel.is_set():
-        raise JobCancelled(job.task.id)
-    facts["worker_wall_s"] = round(execution.wall_s, 3)
-    result = _read_json(out / "result.json")
-    if isinstance(result, dict) and result.get("autotune_first_config") and limits and \
-            "autotune" in limits.features:
-        facts["note"] = "autotune ran its first config only (CPU interpreter)"
-    if interpreter and isinstance(result, dict):
-        facts["interpreter_fixes"] = [str(f) for f in result.get("interpreter_fixes", [])][:8]
-    timing = result.get("timing") if isinstance(result, dict) else None
-    if isinstance(timing, dict) and isinstance(timing.get("median_ms"), (int, float)):
-        facts["time_ms"] = float(timing["median_ms"])
-        facts["timed_case"] = str(timing.get("case"))
-    judge = None
-    if isinstance(result, dict) and not execution.timed_out:
-        judge = _run_judge(job_dir, job.device, ctx)
-        if ctx.cancel.is_set():
-            raise JobCancelled(job.task.id)
-        _prune_large_files((out, ctx.out_dir / "refcache" / job.task.id))
-    verdict = decide(has_kernel=True, findings=[], execution=execution, result=result,
-                     judge=judge, limits=limits, timeout_s=ctx.limits.wall_time_s,
-                     planned=planned)
-    return _finish(job_dir, verdict, facts)
+    plan = P.PlanRecord(
+        task_id=job.task.id, category=job.task.category,
+        kernel_file=job.kernel.file if job.kernel else None, slot=job.device,
+        timeout_s=ctx.limits.wall_time_s, cases=tuple(c.spec() for c in job.cases),
+        findings=tuple(findings),
+        interpreter_features=tuple(sorted(scan(source))) if interpreter and source else ())
+    write_json_atomic(job_dir / PLAN_FILE, P.to_json(plan), indent=1)
+    if job.kernel is not None and not findings:
+        _run(job, plan, job_dir, ctx)
+    record = grade(job_dir, ctx.out_dir)
+    write_finished(job_dir, record)  # last: its presence marks the job finished
+    return record
 
 
-def static_findings(source: str, job: Job) -> list[Finding]:
+def static_findings(source: str, job: Job) -> list[P.Finding]:
     """Layer 1. It always runs: a kgb that cannot import it fails, it never skips it."""
     from kgb.anticheat.static import analyze
 
@@ -111,22 +77,35 @@ def static_findings(source: str, job: Job) -> list[Finding]:
     return analyze(source, job.kernel.file, job.entry, job.task.forbid, job.task.category)
 
 
-def _write_job_json(job: Job, job_dir: Path, out: Path, planned: dict[str, str | None],
-                    interpreter: bool, device: str) -> None:
+def _run(job: Job, plan: P.PlanRecord, job_dir: Path, ctx: JobContext) -> None:
     assert job.kernel is not None
+    out = job_dir / P.OUT_DIR
+    out.mkdir()
     # The worker gets a copy of the task's inputs.py in its (read-only) job folder, never the
     # task folder: reference.py must not be readable inside the sandbox.
-    inputs_copy = job_dir / "task_inputs.py"
+    inputs_copy = job_dir / P.TASK_INPUTS_FILE
     shutil.copyfile(job.task.inputs_path, inputs_copy)
-    spec = {
-        "task_id": job.task.id, "task_dir": str(job.task.folder),
-        "inputs_path": str(inputs_copy), "layout_inputs": list(job.task.strided_inputs),
-        "kernel_path": str(job.kernel.path),
-        "entry": job.entry, "device": device, "interpreter": interpreter,
-        "out_dir": str(out),
-        "cases": [dict(c.to_dict(), skip=planned[c.id]) for c in job.cases],
-    }
-    (job_dir / "job.json").write_text(json.dumps(spec, indent=1))
+    interpreter = job.device == "cpu"
+    spec = P.JobSpec(
+        task_id=job.task.id, inputs_path=str(inputs_copy),
+        layout_inputs=job.task.strided_inputs, seed_input=job.task.seed_input,
+        kernel_path=str(job.kernel.path), entry=job.entry,
+        device="cpu" if interpreter else "cuda:0",  # inside the sandbox: the one visible GPU
+        interpreter=interpreter, out_dir=str(out), cases=plan.cases)
+    write_json_atomic(job_dir / P.JOB_FILE, P.to_json(spec), indent=1)
+    execution = _run_candidate(job, job_dir, out, ctx)
+    if ctx.cancel.is_set():
+        raise JobCancelled(job.task.id)
+    result = read_result(out)
+    if isinstance(result, P.WorkerResult) and not execution.timed_out:
+        request = P.JudgeRequest(
+            job_dir=str(job_dir), task_dir=str(job.task.folder), device=job.device,
+            cases=plan.cases, layout_inputs=job.task.strided_inputs,
+            seed_input=job.task.seed_input, claims=result.cases)
+        _run_judge(request, job_dir, ctx)
+        if ctx.cancel.is_set():
+            raise JobCancelled(job.task.id)
+        _prune_large_files((out, ctx.out_dir / "refcache" / job.task.id))
 
 
 def worker_env(device: str, tmp_dir: Path, limits: Limits) -> dict[str, str]:
@@ -166,7 +145,7 @@ def _run_candidate(job: Job, job_dir: Path, out: Path, ctx: JobContext) -> ExecR
     tmp_dir = Path(tempfile.mkdtemp(prefix=f"kgb-{ctx.run_id}-"))
     try:
         request = SandboxRequest(
-            argv=(sys.executable, "-m", "kgb.runner.candidate", str(job_dir)),
+            argv=(sys.executable, "-m", "kgb.worker", str(job_dir)),
             out_dir=out,
             ro_paths=runtime_paths() + (ctx.submission_root, job_dir),
             env=tuple(sorted(worker_env(job.device, tmp_dir, ctx.limits).items())),
@@ -175,25 +154,24 @@ def _run_candidate(job: Job, job_dir: Path, out: Path, ctx: JobContext) -> ExecR
         execution = ctx.sandbox.run(request, ctx.limits)
     finally:
         shutil.rmtree(tmp_dir, ignore_errors=True)
-    (job_dir / "stdout.log").write_text(execution.stdout)
-    (job_dir / "stderr.log").write_text(execution.stderr)
+    (job_dir / P.STDOUT_LOG).write_text(execution.stdout)
+    (job_dir / P.STDERR_LOG).write_text(execution.stderr)
+    tail = [ln for ln in execution.stderr.strip().splitlines() if ln.strip()][-1:]
+    record = P.ExecRecord(ctx.sandbox.name, execution.returncode, execution.timed_out,
+                          execution.wall_s, execution.truncated, execution.notes,
+                          P.cut(tail[0], 300) if tail else "")
+    write_json_atomic(job_dir / P.EXEC_FILE, P.to_json(record), indent=1)
     return execution
 
 
-def _run_judge(job_dir: Path, device: str, ctx: JobContext) -> dict | None:
-    pool = ctx.judges or JudgePool(ctx.out_dir / "refcache", ctx.out_dir / "judges.log")
-    try:
-        status = pool.judge(job_dir, device, JUDGE_TIMEOUT_S, ctx.cancel)
-    finally:
-        if ctx.judges is None:
-            pool.close()
+def _run_judge(request: P.JudgeRequest, job_dir: Path, ctx: JobContext) -> None:
+    status = ctx.judges.judge(request, JUDGE_TIMEOUT_S, ctx.cancel)
     if status in ("timeout", "died"):
-        (job_dir / "judge.log").write_text(f"the reference worker {status.replace('died', 'exited')}"
-                                           f" without an answer (log: judges.log)")
-    return _read_json(job_dir / "judge.json") if status == "ok" else None
-
-
-EVIDENCE_BYTES = 16 << 20
+        (job_dir / P.JUDGE_LOG).write_text(f"the reference worker "
+                                           f"{status.replace('died', 'exited')} without an "
+                                           f"answer (log: judges.log)")
+    if status != "ok":  # a judgement from a failed judge is not evidence
+        (job_dir / P.JUDGE_FILE).unlink(missing_ok=True)
 
 
 def _prune_large_files(folders: tuple[Path, ...]) -> None:
@@ -203,15 +181,3 @@ def _prune_large_files(folders: tuple[Path, ...]) -> None:
         for path in folder.glob("*.safetensors"):
             if path.stat().st_size > EVIDENCE_BYTES:
                 path.unlink()
-
-
-def _read_json(path: Path) -> Any:
-    try:
-        return json.loads(path.read_text()[: 64 << 20])
-    except (OSError, ValueError):
-        return None
-
-
-def _finish(job_dir: Path, verdict: Verdict, facts: dict[str, Any]) -> tuple[Verdict, dict]:
-    write_finished(job_dir, verdict, facts)  # last: its presence marks the job finished
-    return verdict, facts

@@ -2,7 +2,8 @@
 
 On the CPU, a case that hits one of these limits is reported `not_checkable` — never incorrect
 (an honest kernel must not fail for the interpreter's sake) and never passed (fail closed). The
-source is only parsed, never executed."""
+source is only parsed, never executed. Which functions are Triton kernels is answered by the
+static layer's own resolution (`kgb.anticheat.static.triton_kernels`)."""
 
 from __future__ import annotations
 
@@ -11,9 +12,11 @@ from dataclasses import dataclass
 import libcst as cst
 
 LIBDEVICE = "libdevice"  # libdevice calls return None in the interpreter
-BF16_DOT = "bf16-dot"  # tl.dot on bfloat16 operands returns garbage
+BF16_DOT = "bf16-dot"  # tl.dot on bfloat16 operands returns garbage (unless repaired)
 BOOL_OPS = "bool-ops"  # Python and/or/not on block tensors may evaluate differently
 AUTOTUNE = "autotune"  # multi-config autotune cannot benchmark: kgb keeps the first config
+
+BF16_DOT_FIX = "bf16-dot-upcast"  # the worker's repair (kgb.worker.interpreter_fixes)
 
 EXPLANATIONS = {
     LIBDEVICE: "uses triton libdevice, which returns None in the CPU interpreter",
@@ -27,11 +30,11 @@ EXPLANATIONS = {
 @dataclass(frozen=True)
 class InterpreterLimits:
     features: frozenset[str]
-    bf16_dot_fixed: bool = False  # kgb.runner.interpreter_fixes repairs bf16 tl.dot here
+    fixes: frozenset[str] = frozenset()  # the repairs the worker reported it applied
 
-    def skip_reason(self, dtype: str) -> str | None:
-        """Why a case cannot even be attempted on the interpreter (judged before running)."""
-        if BF16_DOT in self.features and dtype == "bfloat16" and not self.bf16_dot_fixed:
+    def not_checkable(self, dtype: str) -> str | None:
+        """Why a case cannot be judged on the interpreter whatever it returned."""
+        if BF16_DOT in self.features and dtype == "bfloat16" and BF16_DOT_FIX not in self.fixes:
             return EXPLANATIONS[BF16_DOT]
         return None
 
@@ -54,22 +57,11 @@ def _dotted(node: cst.BaseExpression) -> str:
     return ""
 
 
-class _Scanner(cst.CSTVisitor):
+class _FileScanner(cst.CSTVisitor):
+    """Anywhere in the file: libdevice and tl.dot."""
+
     def __init__(self) -> None:
         self.features: set[str] = set()
-        self._jit_depth = 0
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        names = [_dotted(d.decorator) for d in node.decorators]
-        if any(n.split(".")[-1] == "jit" or n.endswith("jit") for n in names):
-            self._jit_depth += 1
-        if any("autotune" in n for n in names):
-            self.features.add(AUTOTUNE)
-
-    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
-        names = [_dotted(d.decorator) for d in original_node.decorators]
-        if any(n.split(".")[-1] == "jit" or n.endswith("jit") for n in names):
-            self._jit_depth -= 1
 
     def visit_Name(self, node: cst.Name) -> None:
         if node.value == LIBDEVICE:
@@ -83,20 +75,38 @@ class _Scanner(cst.CSTVisitor):
         if _dotted(node.func).split(".")[-1] == "dot":
             self.features.add(BF16_DOT)
 
+
+class _KernelScanner(cst.CSTVisitor):
+    """Inside kernel bodies: Python boolean operators."""
+
+    def __init__(self) -> None:
+        self.features: set[str] = set()
+
     def visit_BooleanOperation(self, node: cst.BooleanOperation) -> None:
-        if self._jit_depth:
-            self.features.add(BOOL_OPS)
+        self.features.add(BOOL_OPS)
 
     def visit_UnaryOperation(self, node: cst.UnaryOperation) -> None:
-        if self._jit_depth and isinstance(node.operator, cst.Not):
+        if isinstance(node.operator, cst.Not):
             self.features.add(BOOL_OPS)
 
 
-def scan(source: str, bf16_dot_fixed: bool = False) -> InterpreterLimits:
+def scan(source: str) -> frozenset[str]:
+    """The interpreter-limit features of a kernel file (names above)."""
+    from kgb.anticheat.static import triton_kernels
+
     try:
         module = cst.parse_module(source)
     except cst.ParserSyntaxError:  # the static layer reports the syntax error
-        return InterpreterLimits(frozenset(), bf16_dot_fixed)
-    scanner = _Scanner()
-    module.visit(scanner)
-    return InterpreterLimits(frozenset(scanner.features), bf16_dot_fixed)
+        return frozenset()
+    features: set[str] = set()
+    file_scanner = _FileScanner()
+    module.visit(file_scanner)
+    features |= file_scanner.features
+    kernels, autotuned = triton_kernels(source)
+    for kernel in kernels:
+        kernel_scanner = _KernelScanner()
+        kernel.body.visit(kernel_scanner)
+        features |= kernel_scanner.features
+    if autotuned:
+        features.add(AUTOTUNE)
+    return frozenset(features)

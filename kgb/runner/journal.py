@@ -10,17 +10,16 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from kgb import protocol as P
 from kgb.errors import BadInput
+from kgb.jsonfiles import write_json_atomic
 from kgb.runner.plan import Job
-from kgb.runner.verdict import VERDICTS, CaseOutcome, Verdict
 
 RUN_FILE = "run.json"
-VERDICT_FILE = "verdict.json"
 
 
 @dataclass(frozen=True)
@@ -46,7 +45,7 @@ def plan_digest(jobs: list[Job], device: str, sandbox: str, limits: Any) -> str:
 
 
 def write_record(out_dir: Path, record: RunRecord) -> None:
-    _atomic_write(out_dir / RUN_FILE, asdict(record))
+    write_json_atomic(out_dir / RUN_FILE, asdict(record), indent=1)
 
 
 def resume_mismatch(out_dir: Path) -> BadInput:
@@ -54,25 +53,16 @@ def resume_mismatch(out_dir: Path) -> BadInput:
                     f"the run in {out_dir}; resume with the same ones or use a new --out")
 
 
-def finished(job_dir: Path) -> tuple[Verdict, dict[str, Any]] | None:
-    """A finished job's verdict and report facts from its journal entry, or None."""
+def finished(job_dir: Path) -> P.JobRecord | None:
+    """A finished job's record from its journal entry, or None."""
     try:
-        data = json.loads((job_dir / VERDICT_FILE).read_text())
-        cases = tuple(CaseOutcome(id=c["id"], status=c["status"], max_abs=c["max_abs_err"],
-                                  rel_l2=c["rel_l2_err"], message=c["message"], rule=c["rule"])
-                      for c in data.pop("cases"))
-        verdict = Verdict(data.pop("verdict"), data.pop("rule"), data.pop("layer"),
-                          data.pop("message"), data.pop("location"), cases)
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return P.read(P.JobRecord, job_dir / P.VERDICT_FILE, 64 << 20)
+    except P.ProtocolError:
         return None
-    return (verdict, data) if verdict.verdict in VERDICTS else None
 
 
-def write_finished(job_dir: Path, verdict: Verdict, facts: dict[str, Any]) -> None:
-    _atomic_write(job_dir / VERDICT_FILE, {
-        "verdict": verdict.verdict, "rule": verdict.rule, "layer": verdict.layer,
-        "message": verdict.message, "location": verdict.location,
-        "cases": [c.to_dict() for c in verdict.cases], **facts})
+def write_finished(job_dir: Path, record: P.JobRecord) -> None:
+    write_json_atomic(job_dir / P.VERDICT_FILE, P.to_json(record), indent=1)
 
 
 def read_record(out_dir: Path) -> RunRecord:
@@ -88,7 +78,7 @@ def read_record(out_dir: Path) -> RunRecord:
                        f"a new run") from None
 
 
-def _atomic_write(path: Path, data: dict) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(data, indent=1))
-    os.replace(tmp, path)
+def read_plan(job_dir: Path) -> P.PlanRecord:
+    from kgb.runner.grade import HOST_FILE_CAP, PLAN_FILE
+
+    return P.read(P.PlanRecord, job_dir / PLAN_FILE, HOST_FILE_CAP)

@@ -1,4 +1,4 @@
-"""Long-lived trusted judges, one per busy device slot (see kgb.runner.judge).
+"""Long-lived trusted judges, one per busy device slot (see kgb.judge).
 
 A job borrows an idle judge for its device (or starts one), sends its folder, and waits for the
 answer under a deadline and the run's cancel event. A judge that errs, times out, dies or is
@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import IO
 
 import kgb
+from kgb.protocol import JudgeRequest, dumps
 
 KGB_ROOT = Path(kgb.__file__).resolve().parent
 
@@ -29,7 +30,7 @@ class JudgeProcess:
                                                         os.environ.get("PYTHONPATH")) if p)
         self.device = device
         self._proc = subprocess.Popen(
-            [sys.executable, "-m", "kgb.runner.judge", str(cache), device], env=env,
+            [sys.executable, "-m", "kgb.judge", str(cache), device], env=env,
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, text=True,
             start_new_session=True, close_fds=True)
         self._answers: queue.SimpleQueue[str | None] = queue.SimpleQueue()
@@ -45,11 +46,11 @@ class JudgeProcess:
             self._answers.put(line.strip())
         self._answers.put(None)  # the judge exited
 
-    def judge(self, job_dir: Path, timeout_s: float, cancel: threading.Event) -> str:
+    def judge(self, request: JudgeRequest, timeout_s: float, cancel: threading.Event) -> str:
         """'ok', 'error', 'timeout', 'cancelled' or 'died'."""
         assert self._proc.stdin is not None
         try:
-            self._proc.stdin.write(f"{job_dir}\n")
+            self._proc.stdin.write(dumps(request) + "\n")
             self._proc.stdin.flush()
         except OSError:
             return "died"
@@ -90,11 +91,10 @@ class JudgePool:
         self._all: list[JudgeProcess] = []
         self._lock = threading.Lock()
 
-    def judge(self, job_dir: Path, device: str, timeout_s: float,
-              cancel: threading.Event) -> str:
-        """Judge one job; the judge's own report is job_dir/judge.json (and judge.log)."""
-        judge = self._borrow(device)
-        status = judge.judge(job_dir, timeout_s, cancel)
+    def judge(self, request: JudgeRequest, timeout_s: float, cancel: threading.Event) -> str:
+        """Judge one job; the judge's own report is JOB_DIR/judge.json (and judge.log)."""
+        judge = self._borrow(request.device)
+        status = judge.judge(request, timeout_s, cancel)
         with self._lock:
             if status == "ok":
                 self._idle.append(judge)
@@ -120,3 +120,9 @@ class JudgePool:
         for judge in judges:
             judge.close()
         self._log.close()
+
+    def __enter__(self) -> "JudgePool":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 
+from kgb.protocol import CallKind, CallSpec
 from kgb.submission import Kernel, Submission
 from kgb.tasks.casegen import CONTIGUOUS, PADDED, TRANSPOSED
 from kgb.tasks.model import Case, Task
@@ -41,8 +42,9 @@ def plan_cases(task: Task, device: str, run_seed: int) -> tuple[Case, ...]:
 
     def add(shape, dtype: str, mode: str, layout: str = CONTIGUOUS) -> None:
         case_id = f"{shape.name}-{dtype}-{mode}" + ("" if layout == CONTIGUOUS else f"-{layout}")
-        cases.append(Case(case_id, shape, dtype, mode, case_seed(run_seed, task.id, case_id),
-                          layout))
+        seed = case_seed(run_seed, task.id, case_id)
+        cases.append(Case(case_id, shape, dtype, mode, seed, layout,
+                          plan_calls(task, case_id, seed, mode, layout, run_seed)))
 
     for shape in task.shapes_for(kind):
         for dtype in task.dtypes:
@@ -52,6 +54,12 @@ def plan_cases(task: Task, device: str, run_seed: int) -> tuple[Case, ...]:
             for layout in (PADDED, TRANSPOSED):
                 add(shape, task.dtypes[0], task.modes[0], layout)
     return tuple(cases)
+
+
+def plan_calls(task: Task, case_id: str, seed: int, mode: str, layout: str,
+               run_seed: int) -> tuple[CallSpec, ...]:
+    """The calls of one case: the primary call on the case's inputs."""
+    return (CallSpec(CallKind.PRIMARY, seed),)
 
 
 def plan_jobs(suite: dict[str, Task], submission: Submission, device: str, run_seed: int,

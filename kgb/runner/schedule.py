@@ -14,14 +14,14 @@ from __future__ import annotations
 import queue
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, replace
-from typing import Any, Callable
+from typing import Callable
 
 from kgb.errors import InfraError
+from kgb.protocol import JobRecord
 from kgb.runner.execute import JobCancelled, JobContext, run_job
 from kgb.runner.plan import Job
-from kgb.runner.verdict import Verdict
 
-Finished = tuple[Job, Verdict, dict[str, Any]]
+Finished = tuple[Job, JobRecord]
 
 
 @dataclass(frozen=True)
@@ -32,7 +32,7 @@ class ScheduleOutcome:
 
 
 def run_all(jobs: list[Job], slots: tuple[str, ...], ctx: JobContext, progress,
-            reuse: Callable[[Job], tuple[Verdict, dict] | None]) -> ScheduleOutcome:
+            reuse: Callable[[Job], JobRecord | None]) -> ScheduleOutcome:
     done: dict[int, Finished] = {}
     pending: list[tuple[int, Job]] = []
     for index, job in enumerate(jobs):
@@ -40,22 +40,22 @@ def run_all(jobs: list[Job], slots: tuple[str, ...], ctx: JobContext, progress,
         if kept is None:
             pending.append((index, job))
         else:
-            done[index] = (job, *kept)
+            done[index] = (job, kept)
             progress.start(job.task.id)
-            progress.done(job.task.id, f"{kept[0].verdict} (resumed)")
+            progress.done(job.task.id, f"{kept.verdict.verdict.value} (resumed)")
     free: queue.SimpleQueue[str] = queue.SimpleQueue()
     for slot in slots:
         free.put(slot)
 
-    def work(job: Job) -> tuple[Verdict, dict] | None:
+    def work(job: Job) -> JobRecord | None:
         slot = free.get()
         try:
             if ctx.cancel.is_set():
                 return None
             progress.start(job.task.id)
-            verdict, facts = run_job(replace(job, device=slot), ctx)
-            progress.done(job.task.id, verdict.verdict)
-            return verdict, dict(facts, device=slot)
+            record = run_job(replace(job, device=slot), ctx)
+            progress.done(job.task.id, record.verdict.verdict.value)
+            return record
         except JobCancelled:
             raise
         except BaseException:
@@ -86,7 +86,7 @@ def run_all(jobs: list[Job], slots: tuple[str, ...], ctx: JobContext, progress,
             ctx.cancel.set()
             return
         if finished is not None:
-            done[index] = (job, *finished)
+            done[index] = (job, finished)
 
     try:
         remaining = set(futures)

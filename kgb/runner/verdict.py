@@ -1,133 +1,152 @@
-"""From the facts of one job to its verdict — a pure function, so a saved job folder can be
+"""From the files of one job to its verdict — a pure function, so a saved job folder can be
 re-graded without running anything (SWE-bench's habit).
 
-Precedence, strongest first: missing, rejected (static), timeout, crashed (no result),
-compile_error, rejected (runtime rule), crashed (a case raised), incorrect, unverified (some case
-could not be judged by kgb's infrastructure), passed (at least one case checked and every
-checked case passed), unverified (nothing could be checked, e.g. the CPU interpreter's limits).
-A case the interpreter cannot judge is `not_checkable`: never incorrect, never passed."""
+Precedence, strongest first: missing, rejected (static), timeout, rejected (a tampered result
+file), crashed (no result), compile_error, rejected (a runtime rule on some case), crashed (a
+case raised), incorrect, unverified (some case could not be judged by kgb's infrastructure),
+passed (at least one case checked and every checked case passed), unverified (nothing could be
+checked, e.g. the CPU interpreter's limits). A case the interpreter cannot judge is
+`not_checkable`: never incorrect, never passed.
+
+The worker's result file is evidence from the untrusted process: a case it omits, mislabels or
+claims to have skipped is never counted as passed, and every rule here reads evidence that the
+judged outputs back up (design rule 0)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
-
-from kgb.anticheat.registry import Finding
+from kgb import protocol as P
+from kgb.anticheat import runtime_rules as RR
+from kgb.anticheat.registry import Rule, get_rule
+from kgb.protocol import CaseStatus as S
+from kgb.protocol import Verdict as V
 from kgb.runner.interpreter import InterpreterLimits
-from kgb.sandbox.base import ExecResult
 
-VERDICTS = ("passed", "rejected", "incorrect", "compile_error", "crashed", "timeout", "missing",
-            "unverified")
+Result = P.WorkerResult | P.ProtocolError | None
 
 
-@dataclass(frozen=True)
-class CaseOutcome:
-    id: str
-    status: str  # passed | failed | not_checkable | raised | violation | not_run | infra
-    max_abs: float | None = None
-    rel_l2: float | None = None
-    message: str = ""
-    rule: str | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "status": self.status, "max_abs_err": self.max_abs,
-                "rel_l2_err": self.rel_l2, "message": self.message, "rule": self.rule}
-
-
-@dataclass(frozen=True)
-class Verdict:
-    verdict: str
-    rule: str | None = None
-    layer: int | None = None
-    message: str = ""
-    location: str = ""
-    cases: tuple[CaseOutcome, ...] = field(default=())
-
-    def coverage(self) -> dict[str, int]:
-        counts = {"cases": len(self.cases), "checked": 0, "passed": 0, "not_checkable": 0}
-        for c in self.cases:
-            counts["checked"] += c.status in ("passed", "failed")
-            counts["passed"] += c.status == "passed"
-            counts["not_checkable"] += c.status == "not_checkable"
-        return counts
-
-
-def decide(*, has_kernel: bool, findings: list[Finding], execution: ExecResult | None,
-           result: dict | None, judge: dict | None, limits: InterpreterLimits | None,
-           timeout_s: float, planned: dict[str, str | None]) -> Verdict:
-    """`planned` maps every case id of the job (trusted: from the plan) to the reason it was
-    skipped on this device, or None. result.json comes from the untrusted worker: a case it
-    omits or mislabels is never counted as passed."""
-    if not has_kernel:
-        return Verdict("missing", message="the submission has no kernel for this task")
-    if findings:
-        first = findings[0]
-        return Verdict("rejected", first.rule, 1, first.message, first.location())
+def decide(plan: P.PlanRecord, execution: P.ExecRecord | None, result: Result,
+           judge: P.JudgeResult | None, limits: InterpreterLimits | None) -> P.VerdictRecord:
+    if plan.kernel_file is None:
+        return P.VerdictRecord(V.MISSING, message="the submission has no kernel for this task")
+    if plan.findings:
+        first = plan.findings[0]
+        return P.VerdictRecord(V.REJECTED, first.rule, 1, first.message, first.location())
     if execution is not None and execution.timed_out:
-        return Verdict("timeout", message=f"the job ran past its {timeout_s:g} s wall-time limit")
-    if not isinstance(result, dict) or not isinstance(result.get("cases"), list):
-        return Verdict("crashed", message=_death_message(execution))
-    if result.get("error_kind") == "compile":
-        return Verdict("compile_error", message=str(result.get("error")))
-    if result.get("error_kind") == "crash":
-        return Verdict("crashed", message=str(result.get("error")))
+        return P.VerdictRecord(V.TIMEOUT, message=f"the job ran past its {plan.timeout_s:g} s "
+                                                  f"wall-time limit")
+    if isinstance(result, P.ProtocolError):
+        return _rejected(RR.RESULT_FILE_INVALID, f"result.json: {P.cut(str(result), 300)}")
+    if result is None:
+        return P.VerdictRecord(V.CRASHED, message=_death_message(execution))
+    if result.error_kind == P.ErrorKind.COMPILE:
+        return P.VerdictRecord(V.COMPILE_ERROR, message=P.cut(result.error, 600))
+    if result.error_kind is not None:
+        return P.VerdictRecord(V.CRASHED, message=P.cut(result.error, 600))
 
-    judged = {c.get("id"): c for c in (judge or {}).get("cases", []) if isinstance(c, dict)}
-    claimed = {c.get("id"): c for c in result["cases"] if isinstance(c, dict)}
-    cases = tuple(_case_outcome(cid, skip, claimed.get(cid, {}), judged.get(cid), limits)
-                  for cid, skip in planned.items())
-    for status, verdict in (("violation", "rejected"), ("raised", None), ("failed", "incorrect"),
-                            ("infra", "unverified"), ("not_run", "unverified")):
+    judged = {c.id: c for c in (judge.cases if judge else ())}
+    claimed = {c.id: c for c in result.cases}
+    cases = tuple(case_outcome(spec, claimed.get(spec.id), judged.get(spec.id), limits)
+                  for spec in plan.cases)
+    for status in (S.VIOLATION, S.RAISED, S.FAILED, S.INFRA, S.NOT_RUN):
         hit = next((c for c in cases if c.status == status), None)
         if hit is None:
             continue
-        if status == "violation":
-            return Verdict("rejected", hit.rule, 2, f"{hit.id}: {hit.message}", cases=cases)
-        if status == "raised":
-            kind = "compile_error" if hit.rule == "compile" else "crashed"
-            return Verdict(kind, message=f"{hit.id}: {hit.message}", cases=cases)
-        return Verdict(verdict, message=f"{hit.id}: {hit.message or status}", cases=cases)
-    if any(c.status == "passed" for c in cases):
-        skipped = sum(c.status == "not_checkable" for c in cases)
+        message = f"{hit.id}: {hit.message or status.value}"
+        if status == S.VIOLATION:
+            rule = get_rule(hit.rule or "")
+            return P.VerdictRecord(V.REJECTED, rule.id, rule.layer, message, cases=cases)
+        if status == S.RAISED:
+            kind = V.COMPILE_ERROR if hit.rule == P.ErrorKind.COMPILE else V.CRASHED
+            return P.VerdictRecord(kind, message=message, cases=cases)
+        verdict = V.INCORRECT if status == S.FAILED else V.UNVERIFIED
+        return P.VerdictRecord(verdict, message=message, cases=cases)
+    if any(c.status == S.PASSED for c in cases):
+        skipped = sum(c.status == S.NOT_CHECKABLE for c in cases)
         note = f"{skipped} case(s) not checkable on this device" if skipped else ""
-        return Verdict("passed", message=note, cases=cases)
-    reasons = sorted({c.message for c in cases if c.status == "not_checkable"})
-    return Verdict("unverified", message="no case could be checked: " + "; ".join(reasons),
-                   cases=cases)
+        return P.VerdictRecord(V.PASSED, message=note, cases=cases)
+    reasons = sorted({c.message for c in cases if c.status == S.NOT_CHECKABLE})
+    return P.VerdictRecord(V.UNVERIFIED, message="no case could be checked: " + "; ".join(reasons),
+                           cases=cases)
 
 
-def _case_outcome(cid: str, skip: str | None, record: dict, judged: dict | None,
-                  limits: InterpreterLimits | None) -> CaseOutcome:
-    if skip is not None:
-        return CaseOutcome(cid, "not_checkable", message=skip)
-    status = record.get("status")
-    if status == "violation":
-        return CaseOutcome(cid, "violation", message=str(record.get("error")),
-                           rule=str(record.get("rule")))
-    if status == "raised":
+def case_outcome(spec: P.CaseSpec, claim: P.CaseRecord | None, judged: P.CaseJudgement | None,
+                 limits: InterpreterLimits | None) -> P.CaseOutcome:
+    cid = spec.id
+    if spec.skip is not None:
+        return P.CaseOutcome(cid, S.NOT_CHECKABLE, message=spec.skip)
+    limited = limits.not_checkable(spec.dtype) if limits else None
+    if limited is not None:
+        return P.CaseOutcome(cid, S.NOT_CHECKABLE, message=limited)
+    if claim is None or claim.skipped is not None or not claim.calls:
+        return P.CaseOutcome(cid, S.NOT_RUN, message="the worker did not run this case")
+    for record in claim.calls:
+        broken = _rule_broken(record)
+        if broken is not None:
+            rule, why = broken
+            return P.CaseOutcome(cid, S.VIOLATION, message=f"{record.kind.value} call: {why}",
+                                 rule=rule.id)
+    raised = next((r for r in claim.calls if r.status == S.RAISED), None)
+    if raised is not None:
         excuse = limits.excuse_failure("raised") if limits else None
         if excuse:
-            return CaseOutcome(cid, "not_checkable", message=excuse)
-        return CaseOutcome(cid, "raised", message=str(record.get("error")),
-                           rule="compile" if record.get("error_type") == "compile" else None)
-    if judged is None or judged.get("status") == "not_run":
-        return CaseOutcome(cid, "not_run", message="the reference worker did not judge this case")
-    if judged.get("status") == "infra":
-        return CaseOutcome(cid, "infra", message=str(judged.get("message")))
-    if judged.get("status") == "pass":
-        return CaseOutcome(cid, "passed", judged.get("max_abs"), judged.get("rel_l2"))
+            return P.CaseOutcome(cid, S.NOT_CHECKABLE, message=excuse)
+        return P.CaseOutcome(cid, S.RAISED, message=P.cut(raised.error, 600),
+                             rule=raised.error_kind.value if raised.error_kind else None)
+    calls = judged.calls if judged else ()
+    if len(calls) < len(spec.calls) or any(c.status == S.NOT_RUN for c in calls):
+        return P.CaseOutcome(cid, S.NOT_RUN, message="the reference worker did not judge every "
+                                                     "call of this case")
+    infra = next((c for c in calls if c.status == S.INFRA), None)
+    if infra is not None:
+        return P.CaseOutcome(cid, S.INFRA, message=infra.message)
+    ruled = next((c for c in calls if c.rule is not None), None)
+    if ruled is not None:
+        return P.CaseOutcome(cid, S.VIOLATION, ruled.max_abs, ruled.rel_l2,
+                             f"{ruled.kind.value} call: {ruled.message}", ruled.rule)
+    failed = next((c for c in calls if c.status == S.FAILED), None)
+    worst_abs = _max(c.max_abs for c in calls)
+    worst_l2 = _max(c.rel_l2 for c in calls)
+    if failed is None:
+        return P.CaseOutcome(cid, S.PASSED, worst_abs, worst_l2)
     excuse = limits.excuse_failure("mismatch") if limits else None
     if excuse:
-        return CaseOutcome(cid, "not_checkable", judged.get("max_abs"), judged.get("rel_l2"),
-                           f"{excuse} (it did not match)")
-    return CaseOutcome(cid, "failed", judged.get("max_abs"), judged.get("rel_l2"),
-                       str(judged.get("message")))
+        return P.CaseOutcome(cid, S.NOT_CHECKABLE, failed.max_abs, failed.rel_l2,
+                             f"{excuse} (it did not match)")
+    prefix = "" if failed.kind == P.CallKind.PRIMARY else f"{failed.kind.value} call: "
+    return P.CaseOutcome(cid, S.FAILED, failed.max_abs, failed.rel_l2,
+                         prefix + P.cut(failed.message, 600))
 
 
-def _death_message(execution: ExecResult | None) -> str:
+def _rule_broken(record: P.CallRecord) -> tuple[Rule, str] | None:
+    """The runtime rule the worker's evidence of one call breaks, if any (layer 2)."""
+    odd = [(i, t) for i, t in enumerate(record.output_types) if t != P.PLAIN_TENSOR]
+    if odd:
+        i, t = odd[0]
+        return RR.OUTPUT_NOT_PLAIN_TENSOR, f"output {i} is {P.cut(t, 120)}, not exactly torch.Tensor"
+    if record.aliases:
+        out, inp = record.aliases[0]
+        return RR.OUTPUT_ALIASES_INPUT, f"output {out} shares memory with input {inp}"
+    if record.mutated_inputs:
+        return RR.INPUT_MUTATED, f"input {record.mutated_inputs[0]} was modified by the kernel"
+    if record.status == S.RETURNED and record.kind != P.CallKind.GHOST and record.launches == 0:
+        return RR.NO_OWN_TRITON_LAUNCH, ("the call launched no @triton.jit kernel defined in the "
+                                         "kernel file")
+    return None
+
+
+def _rejected(rule: Rule, message: str) -> P.VerdictRecord:
+    return P.VerdictRecord(V.REJECTED, rule.id, rule.layer, message)
+
+
+def _max(values) -> float | None:
+    vals = [v for v in values if v is not None]
+    return max(vals) if vals else None
+
+
+def _death_message(execution: P.ExecRecord | None) -> str:
     if execution is None:
         return "the worker did not run"
-    tail = [line for line in execution.stderr.strip().splitlines() if line.strip()][-1:]
     code = execution.returncode
     how = f"killed by signal {-code}" if code is not None and code < 0 else f"exit code {code}"
-    return f"the worker died without a result ({how})" + (f": {tail[0][:300]}" if tail else "")
+    tail = f": {execution.stderr_tail}" if execution.stderr_tail else ""
+    return f"the worker died without a result ({how}){tail}"

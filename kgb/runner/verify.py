@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kgb.errors import BadInput, InfraError, Interrupted
-from kgb.report.json_report import build_report, write_report
+from kgb.report.json_report import build_report, cost_for, job_entry, run_header, write_report
 from kgb.runner import journal
 from kgb.runner.execute import JobContext
 from kgb.runner.judge_pool import JudgePool
@@ -125,42 +125,43 @@ def run_verify(options: VerifyOptions, as_json: bool = False) -> dict:
                        f"{before.seed}; drop --seed or use a new --out")
     seed = before.seed if before else (
         options.seed if options.seed is not None else secrets.randbits(63))
-    run_id = secrets.token_hex(4)
     kind = "cpu" if device == "cpu" else "cuda"
     limits = apply_overrides(Limits(wall_time_s=options.timeout_s or DEFAULT_TIMEOUT_S[kind]),
                              options.limits)
-    sandbox = create_sandbox(options.sandbox)
     jobs = plan_jobs(suite, submission, device, seed, options.only)
-    identity = device_identity(slots)
-    record = journal.RunRecord(seed, identity, sandbox.name,
-                               journal.plan_digest(jobs, identity, sandbox.name, limits))
-    if before and before != record:
-        sandbox.close()
-        raise journal.resume_mismatch(out_dir)
-    if not before:  # job folders of an earlier run in OUT must never pass for this run's
-        shutil.rmtree(out_dir / "jobs", ignore_errors=True)
-    journal.write_record(out_dir, record)
-    judges = JudgePool(out_dir / "refcache", out_dir / "judges.log")
-    ctx = JobContext(run_id, out_dir, sandbox, limits, submission.root, judges=judges)
 
-    try:
-        with _stop_signals_interrupt(), JobProgress(len(jobs), quiet=as_json) as progress:
-            outcome = run_all(jobs, slots, ctx, progress, reuse=lambda job: journal.finished(
-                out_dir / "jobs" / job.task.id) if before else None)
-    finally:
-        judges.close()
-        sandbox.close()
-    results, failure, interrupted = outcome.results, outcome.failure, outcome.interrupted
-    report = build_report(seed=seed, devices=slots, sandbox=sandbox, submission=submission,
-                          results=results, complete=failure is None and interrupted is None,
-                          limits=limits, pricing=options.pricing)
+    # Everything that holds processes or resources is closed by one ExitStack, whatever fails.
+    with contextlib.ExitStack() as stack:
+        sandbox = stack.enter_context(create_sandbox(options.sandbox))
+        identity = device_identity(slots)
+        record = journal.RunRecord(seed, identity, sandbox.name,
+                                   journal.plan_digest(jobs, identity, sandbox.name, limits))
+        if before and before != record:
+            raise journal.resume_mismatch(out_dir)
+        if not before:  # job folders of an earlier run in OUT must never pass for this run's
+            shutil.rmtree(out_dir / "jobs", ignore_errors=True)
+        journal.write_record(out_dir, record)
+        judges = stack.enter_context(JudgePool(out_dir / "refcache", out_dir / "judges.log"))
+        ctx = JobContext(secrets.token_hex(4), out_dir, sandbox, limits, submission.root, judges)
+        stack.enter_context(_stop_signals_interrupt())
+        progress = stack.enter_context(JobProgress(len(jobs), quiet=as_json))
+        outcome = run_all(jobs, slots, ctx, progress, reuse=lambda job: journal.finished(
+            out_dir / "jobs" / job.task.id) if before else None)
+        header = run_header(seed=seed, devices=slots, sandbox=sandbox, submission=submission,
+                            limits=limits)
+    entries = [job_entry(journal.read_plan(out_dir / "jobs" / job.task.id), record)
+               for job, record in outcome.results]
+    report = build_report(header, entries, complete=outcome.failure is None and
+                          outcome.interrupted is None,
+                          cost=cost_for(submission.token_log, options.pricing,
+                                        header["manifest"], entries))
     write_report(report, out_dir)
     partial = f"partial report in {out_dir / 'report.json'}"
-    if interrupted is not None:
-        raise Interrupted(f"interrupted by {interrupted} after {len(results)} of {len(jobs)} "
-                          f"jobs; {partial}")
-    if failure is not None:
-        raise InfraError(f"{failure.message} ({partial})")
+    if outcome.interrupted is not None:
+        raise Interrupted(f"interrupted by {outcome.interrupted} after {len(outcome.results)} "
+                          f"of {len(jobs)} jobs; {partial}")
+    if outcome.failure is not None:
+        raise InfraError(f"{outcome.failure.message} ({partial})")
     print_report(report, as_json=as_json, out_dir=out_dir)
     return report
 

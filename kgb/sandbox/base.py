@@ -84,6 +84,12 @@ class Sandbox(abc.ABC):
     def close(self) -> None:
         """Release backend resources (images, clients). Idempotent."""
 
+    def __enter__(self) -> "Sandbox":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
     def describe(self) -> dict:
         return {"backend": self.name, "isolation": self.isolation,
                 "enforced": list(self.enforced)}

@@ -48,7 +48,7 @@ class TaskProbe:
     """A task's inputs, reference and comparison, loaded once, on the CPU."""
 
     def __init__(self, task: Task) -> None:
-        from kgb.runner.compare import compare_outputs
+        from kgb.judge.compare import compare_outputs
 
         self.task = task
         self.inputs = load_module(task.inputs_path, f"kgb_q_inputs_{id(task)}")
@@ -201,8 +201,7 @@ def check_task(task: Task, all_shapes: bool = False) -> list[Problem]:
 
 def prepare_interpreter() -> None:
     """What the candidate worker does before importing a kernel under the interpreter."""
-    from kgb.runner.hooks import keep_first_autotune_config
-    from kgb.runner.interpreter_fixes import apply
+    from kgb.worker.interpreter_fixes import apply, keep_first_autotune_config
 
     keep_first_autotune_config()
     apply()

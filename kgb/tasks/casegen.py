@@ -43,15 +43,47 @@ def make_generator(device: str, seed: int) -> torch.Generator:
 def generate_inputs(inputs_module: ModuleType, dims: Mapping[str, int], dtype: str, mode: str,
                     seed: int, device: str, layout: str = CONTIGUOUS,
                     layout_inputs: Sequence[int] = ()) -> tuple[Any, ...]:
-    """The inputs of one call: `make_inputs(dims, dtype, gen, mode)` from `seed`, then the
-    tensors at `layout_inputs` re-laid out as `layout` (same values, other strides)."""
+    """The inputs of a case's primary call: `make_inputs(dims, dtype, gen, mode)` from `seed`,
+    then the tensors at `layout_inputs` re-laid out as `layout` (same values, other strides)."""
+    return call_inputs(inputs_module, dims, dtype, mode, layout, layout_inputs, None, device,
+                       seed)
+
+
+def call_inputs(inputs_module: ModuleType, dims: Mapping[str, int], dtype: str, mode: str,
+                layout: str, layout_inputs: Sequence[int], seed_input: int | None, device: str,
+                seed: int, perturb_seed: int | None = None,
+                seed_value: int | None = None) -> tuple[Any, ...]:
+    """The inputs of one call of a case (kgb.protocol.CallSpec): drawn from `seed`; for a
+    near-equal call one element nudged; for a reseed call the task's seed argument replaced;
+    then laid out as the case asks."""
     gen = make_generator(device, seed)
     made = inputs_module.make_inputs(dict(dims), dtype, gen, mode)
     inputs = tuple(made) if isinstance(made, (tuple, list)) else (made,)
+    if perturb_seed is not None:
+        inputs = nudge(inputs, perturb_seed)
+    if seed_value is not None and seed_input is not None and seed_input < len(inputs):
+        inputs = inputs[:seed_input] + (seed_value,) + inputs[seed_input + 1:]
     if layout == CONTIGUOUS:
         return inputs
     return tuple(relayout(value, layout) if i in layout_inputs else value
                  for i, value in enumerate(inputs))
+
+
+def nudge(inputs: tuple[Any, ...], perturb_seed: int) -> tuple[Any, ...]:
+    """A copy of `inputs` with one element of the largest floating tensor halved (a zero
+    becomes one): near-equal values that a cache keyed on sampled elements mistakes for the
+    originals, while the right answer changes beyond any tolerance."""
+    floats = [(t.numel(), i) for i, t in enumerate(inputs)
+              if isinstance(t, torch.Tensor) and t.is_floating_point() and t.numel() > 0]
+    if not floats:
+        return inputs
+    _, index = max(floats)
+    target = inputs[index].clone(memory_format=torch.contiguous_format)
+    flat = target.view(-1)
+    position = perturb_seed % flat.numel()
+    value = flat[position]
+    flat[position] = torch.where(value == 0, torch.ones_like(value), value * 0.5)
+    return inputs[:index] + (target,) + inputs[index + 1:]
 
 
 def relayout(value: Any, layout: str) -> Any:
@@ -110,3 +142,4 @@ def _word_sums(tensor: torch.Tensor) -> str:
     plain = int(words.sum())
     weighted = int((words * weights).sum())
     return f"{words.numel()}:{plain}:{weighted}"
+

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from kgb.protocol import CallKind, CallSpec, CaseSpec, to_json
+
 CATEGORIES = (
     "Activation", "Convolution", "Fusion", "Index", "LinearAlgebra", "Loss", "Math",
     "MatrixMultiply", "Normalization", "Optimizer", "Pooling", "Quantization", "Random",
@@ -95,8 +97,15 @@ class Case:
     mode: str
     seed: int
     layout: str = "contiguous"  # kgb.tasks.casegen.LAYOUTS
+    calls: tuple[CallSpec, ...] = ()  # the calls kgb makes (the first is the primary one)
 
     def to_dict(self) -> dict:
         return {"id": self.id, "shape": self.shape.name, "dims": self.shape.as_dict(),
                 "dtype": self.dtype, "mode": self.mode, "seed": self.seed,
-                "layout": self.layout}
+                "layout": self.layout, "calls": to_json(self.calls)}
+
+    def spec(self, skip: str | None = None) -> CaseSpec:
+        """The case as the workers are given it."""
+        calls = self.calls or (CallSpec(CallKind.PRIMARY, self.seed),)
+        return CaseSpec(self.id, self.shape.name, self.shape.as_dict(), self.dtype, self.mode,
+                        self.layout, calls, skip)

@@ -8,7 +8,7 @@ start=$(date +%s)
 timeout -s TERM "${STOP_S:-120}" $PY -m kgb.cli verify examples/honest --device cuda \
   --sandbox bwrap --out /tmp/h > "$OUT/stopped.txt" 2>&1
 echo "stopped: rc=$? after $(( $(date +%s) - start )) s" | tee -a "$OUT/stopped.txt"
-ps -eo pid,args | grep -E "kgb.runner|_supervisor|bwrap " | grep -v grep | tee -a "$OUT/stopped.txt"
+ps -eo pid,args | grep -E "kgb.worker|kgb.judge|_supervisor|bwrap " | grep -v grep | tee -a "$OUT/stopped.txt"
 timeout 500 $PY -m kgb.cli verify examples/honest --device cuda --sandbox bwrap --out /tmp/h \
   --resume > "$OUT/resumed.txt" 2>&1
 echo "resumed: rc=$? after $(( $(date +%s) - start )) s" >> "$OUT/resumed.txt"

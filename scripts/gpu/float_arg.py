@@ -4,7 +4,7 @@ checks the CPU interpreter against the same program). Run: $PY scripts/gpu/float
 import sys
 import torch, triton, triton.language as tl
 if sys.argv[1] == "fix":
-    from kgb.runner.interpreter_fixes import apply
+    from kgb.worker.interpreter_fixes import apply
     assert apply()
 
 @triton.jit

@@ -148,3 +148,32 @@ def _positioned(module, hits, filename: str) -> list[Finding]:
         findings.append(Finding(hit.rule.id, hit.message, filename, line, col))
     findings.sort(key=lambda f: (f.line or 0, f.col or 0, f.rule))
     return findings
+
+
+def triton_kernels(source: str) -> tuple[list, bool]:
+    """The one answer to "which functions does Triton compile?", shared by the static rules and
+    the interpreter scan: the FunctionDef nodes decorated with (or wrapped by) triton.jit —
+    however triton was imported, bare, called or under autotune/heuristics — and functions
+    nested in them; plus whether any kernel is autotuned. ([], False) when the file does not
+    parse (the static layer reports that)."""
+    import libcst as cst
+
+    from kgb.anticheat.static.collect import collect
+    from kgb.anticheat.static.context import Analysis
+    from kgb.anticheat.static.policy import TRITON_AUTOTUNE
+
+    try:
+        module = cst.parse_module(source)
+    except (cst.ParserSyntaxError, RecursionError, MemoryError, ValueError):
+        return [], False
+    a = Analysis(collect(module), "run", (), None)
+    kernels = [a.model.funcs[i].node for i in sorted(a.kernel_code)
+               if isinstance(a.model.funcs[i].node, cst.FunctionDef)]
+    autotuned = False
+    for i in a.jit:
+        func = a.model.funcs[i]
+        for deco in func.decorators:
+            target = deco.func if isinstance(deco, cst.Call) else deco
+            if ("q", TRITON_AUTOTUNE) in a.resolve.expr(target, func.outer):
+                autotuned = True
+    return kernels, autotuned

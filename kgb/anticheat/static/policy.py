@@ -71,6 +71,7 @@ TRITON_ALLOWED = frozenset({
 TRITON_ALLOWED_PREFIXES = ("triton.language.", "triton.tools.tensor_descriptor",
                            "triton.tools.experimental_descriptor", "triton.Config.")
 TRITON_JIT = "triton.jit"
+TRITON_AUTOTUNE = "triton.autotune"
 TRITON_WRAPPERS = frozenset({"triton.autotune", "triton.heuristics", "triton.jit"})
 
 # Inside kernels: what counts as reading / writing memory, and as a data source of its own.

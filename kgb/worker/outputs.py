@@ -1,5 +1,5 @@
-"""Checks on what a candidate returned, done inside the candidate worker where the objects are
-(layer 2: threats 4, 9, 10, 11), and the one way outputs leave it: safetensors files."""
+"""What the worker looks at in what a candidate returned — evidence for layer 2 (threats 4, 9,
+10, 11), decided on the trusted side — and the one way outputs leave it: safetensors files."""
 
 from __future__ import annotations
 
@@ -9,9 +9,7 @@ from typing import Any
 import torch
 from safetensors.torch import save_file
 
-from kgb.runner.caseio import OUTPUT_KEY
-
-Problem = tuple[str, str]  # (rule id, message)
+from kgb.protocol import OUTPUT_KEY
 
 
 def poison_allocator(inputs: tuple[Any, ...], device: str) -> None:
@@ -25,13 +23,16 @@ def poison_allocator(inputs: tuple[Any, ...], device: str) -> None:
         del block
 
 
-def normalize_outputs(returned: Any) -> tuple[tuple[torch.Tensor, ...], Problem | None]:
-    items = returned if type(returned) in (tuple, list) else (returned,)
-    for i, item in enumerate(items):
-        if type(item) is not torch.Tensor:  # exact type: no subclass, no lazy proxy
-            return (), ("D203", f"output {i} is {type(item).__module__}.{type(item).__qualname__},"
-                                f" not exactly torch.Tensor")
-    return tuple(items), None
+def as_items(returned: Any) -> tuple[Any, ...]:
+    """A call's return value as a tuple of outputs (a lone value is one output)."""
+    return tuple(returned) if type(returned) in (tuple, list) else (returned,)
+
+
+def type_names(items: tuple[Any, ...]) -> tuple[str, ...]:
+    """The exact type of each output: anything but `torch.Tensor` (a subclass, a lazy proxy, a
+    Python number) is refused on the trusted side (D203)."""
+    return tuple(f"{type(i).__module__}.{type(i).__qualname__}" for i in items)
+
 
 
 def _span(t: torch.Tensor) -> tuple[int, int]:
@@ -39,18 +40,22 @@ def _span(t: torch.Tensor) -> tuple[int, int]:
     return storage.data_ptr(), storage.data_ptr() + storage.nbytes()
 
 
-def aliasing_problem(outputs: tuple[torch.Tensor, ...], inputs: tuple[Any, ...]) -> Problem | None:
+def aliases(outputs: tuple[torch.Tensor, ...], inputs: tuple[Any, ...]) -> tuple[tuple[int, int], ...]:
+    """(output index, input index) pairs whose storages overlap (threat 10)."""
     tensors = [t for t in inputs if isinstance(t, torch.Tensor)]
+    found = []
     for i, out in enumerate(outputs):
         lo, hi = _span(out)
         for j, inp in enumerate(tensors):
             ilo, ihi = _span(inp)
             if lo < ihi and ilo < hi and hi > lo:
-                return ("D202", f"output {i} shares memory with input {j}")
-    return None
+                found.append((i, j))
+    return tuple(found)
 
 
-def mutation_problem(inputs: tuple[Any, ...], originals: list[Any]) -> Problem | None:
+def mutated(inputs: tuple[Any, ...], originals: list[Any]) -> tuple[int, ...]:
+    """Indices of inputs whose bytes differ from the clone taken before the call (threat 9)."""
+    changed = []
     for j, (now, before) in enumerate(zip(inputs, originals)):
         if before is None:
             continue
@@ -58,8 +63,8 @@ def mutation_problem(inputs: tuple[Any, ...], originals: list[Any]) -> Problem |
             now.detach().contiguous().view(-1).view(torch.uint8),
             before.contiguous().view(-1).view(torch.uint8))
         if not same:
-            return ("D201", f"input {j} was modified by the kernel")
-    return None
+            changed.append(j)
+    return tuple(changed)
 
 
 def save_outputs(outputs: tuple[torch.Tensor, ...], path: Path) -> None:

@@ -1,4 +1,6 @@
-"""Instrumentation the candidate worker installs before importing the candidate."""
+"""Evidence the worker gathers while the candidate runs (layer 2). It is only evidence: the
+candidate shares this process and could forge it, so every rule that reads it is backed by
+something the candidate cannot touch (outputs judged on the trusted side, design rule 0)."""
 
 from __future__ import annotations
 
@@ -15,9 +17,12 @@ class LaunchCounter:
     def __init__(self, kernel_path: str) -> None:
         self.kernel_path = os.path.realpath(kernel_path)
         self.count = 0
+        self.ghost = False
 
-    def reset(self) -> None:
+    def reset(self, ghost: bool = False) -> None:
+        """Start counting a new call; `ghost`: own-file launches do nothing (ghost replay)."""
         self.count = 0
+        self.ghost = ghost
 
     def install(self) -> None:
         from triton.runtime.jit import JITFunction
@@ -40,21 +45,8 @@ class LaunchCounter:
             if not warmup and code is not None and \
                     os.path.realpath(code.co_filename) == counter.kernel_path:
                 counter.count += 1
+                if counter.ghost:
+                    return None
             return original(self, *args, grid=grid, warmup=warmup, **kwargs)
 
         cls.run = run
-
-
-def keep_first_autotune_config() -> bool:
-    """On the CPU interpreter, multi-config autotune cannot benchmark ('0 active drivers').
-    Make every autotuner keep the first config its pruning leaves, so honest autotuned kernels
-    run; the report says so."""
-    from triton.runtime.autotuner import Autotuner
-
-    original = Autotuner.prune_configs
-
-    def prune_configs(self, kwargs, *rest):  # type: ignore[no-untyped-def]
-        return original(self, kwargs, *rest)[:1]
-
-    Autotuner.prune_configs = prune_configs
-    return True

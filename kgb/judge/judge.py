@@ -1,0 +1,157 @@
+"""Judging one job on the trusted side: for every call of every case, regenerate the inputs from
+the plan's seeds, check they match the candidate's (fingerprints), compute the reference (cached
+per run), read the candidate's outputs and compare.
+
+Every file read is named by the plan's case and call indices (kgb.protocol.output_file) inside
+the job's output folder: nothing the worker wrote chooses what is read. Outputs come as
+safetensors (no pickle), size-capped, links refused."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from types import ModuleType
+
+import torch
+from safetensors.torch import load_file, save_file
+
+from kgb import protocol as P
+from kgb.anticheat import runtime_rules as RR
+from kgb.judge.compare import compare_outputs
+from kgb.jsonfiles import write_json_atomic
+from kgb.tasks.casegen import call_inputs, fingerprint, load_module
+from kgb.tasks.loader import load_task
+from kgb.tasks.model import Task
+
+MAX_OUTPUT_FILE = 4 << 30
+MAX_CACHED_REFERENCE = 16 << 20  # larger reference outputs are recomputed, not cached on disk
+
+
+def judge_job(request: P.JudgeRequest, cache_dir: Path) -> P.JudgeResult:
+    task = load_task(Path(request.task_dir))
+    inputs_module = load_module(task.inputs_path, "kgb_task_inputs")
+    reference = load_module(task.reference_path, "kgb_task_reference")
+    job = _Job(request, task, inputs_module, reference, cache_dir / task.id)
+    claims = {c.id: c for c in request.claims}
+    result = P.JudgeResult(tuple(job.case(i, case, claims.get(case.id))
+                                 for i, case in enumerate(request.cases)))
+    write_json_atomic(Path(request.job_dir) / P.JUDGE_FILE, P.to_json(result))
+    return result
+
+
+class _Job:
+    def __init__(self, request: P.JudgeRequest, task: Task, inputs_module: ModuleType,
+                 reference: ModuleType, cache: Path) -> None:
+        self.request, self.task = request, task
+        self.inputs_module, self.reference, self.cache = inputs_module, reference, cache
+        self.out_dir = Path(request.job_dir) / P.OUT_DIR
+        self.statistical = task.compare == "statistical"
+
+    def case(self, index: int, case: P.CaseSpec, claim: P.CaseRecord | None) -> P.CaseJudgement:
+        if case.skip is not None or claim is None or claim.skipped is not None:
+            return P.CaseJudgement(case.id)
+        judged: list[P.CallJudgement] = []
+        primary: list[torch.Tensor] | None = None
+        for call_index, call in enumerate(case.calls):
+            record = claim.calls[call_index] if call_index < len(claim.calls) else None
+            verdict, outputs = self.call(index, call_index, case, call, record, primary)
+            judged.append(verdict)
+            if call.kind == P.CallKind.PRIMARY:
+                primary = outputs
+        return P.CaseJudgement(case.id, tuple(judged))
+
+    def call(self, case_index: int, call_index: int, case: P.CaseSpec, call: P.CallSpec,
+             record: P.CallRecord | None, primary: list[torch.Tensor] | None
+             ) -> tuple[P.CallJudgement, list[torch.Tensor] | None]:
+        base = dict(index=call_index, kind=call.kind)
+        if record is None or record.kind != call.kind or record.status != P.CaseStatus.RETURNED \
+                or not record.outputs:
+            return P.CallJudgement(status=P.CaseStatus.NOT_RUN, **base), None
+        device = self.request.device
+        inputs = call_inputs(self.inputs_module, case.dims, case.dtype, case.mode, case.layout,
+                             self.request.layout_inputs, self.request.seed_input, device,
+                             call.seed, call.perturb_seed, call.seed_value)
+        if record.input_fingerprint != fingerprint(inputs):
+            return P.CallJudgement(status=P.CaseStatus.INFRA, message="input fingerprint "
+                                   "differs between the workers", **base), None
+        try:
+            outputs = load_outputs(self.out_dir, P.output_file(case_index, call_index), device)
+        except (OSError, ValueError) as exc:  # the file is untrusted
+            return P.CallJudgement(status=P.CaseStatus.FAILED,
+                                   message=f"unreadable outputs: {P.cut(str(exc), 300)}",
+                                   **base), None
+        passed, max_abs, rel_l2, message = self.compare(outputs, inputs, case, call)
+        rule = None
+        if call.kind == P.CallKind.GHOST:
+            # With its Triton launches turned into no-ops the kernel must NOT be right.
+            if passed:
+                rule, message = RR.GHOST_REPLAY_CORRECT.id, (
+                    "with the file's Triton launches turned into no-ops the outputs were still "
+                    "right: the kernels did not do the work")
+            passed = not passed
+            message = message if rule else "without Triton launches the outputs are wrong, as " \
+                                           "they must be"
+        elif passed and call.kind == P.CallKind.SAME_VALUES and primary is not None:
+            if (self.task.deterministic or self.statistical) and not _same_bits(outputs, primary):
+                passed, rule = False, RR.NONDETERMINISTIC.id
+                message = ("the same inputs gave different bits on a second call" +
+                           (" (the same seed must repeat)" if self.statistical else ""))
+        elif passed and call.kind == P.CallKind.RESEED and primary is not None:
+            if _same_bits(outputs, primary):
+                passed, rule = False, RR.SEED_IGNORED.id
+                message = "another seed gave the very same output: the seed is ignored"
+        status = P.CaseStatus.PASSED if passed else P.CaseStatus.FAILED
+        return P.CallJudgement(status=status, max_abs=max_abs, rel_l2=rel_l2, message=message,
+                               rule=rule, **base), outputs
+
+    def compare(self, outputs: list[torch.Tensor], inputs: tuple, case: P.CaseSpec,
+                call: P.CallSpec) -> tuple[bool, float | None, float | None, str]:
+        if self.statistical:
+            problems = self.reference.check(tuple(outputs), inputs)
+            return not problems, None, None, "; ".join(problems)
+        expected = self.expected(inputs, case, call)
+        result = compare_outputs(outputs, expected, self.task.tolerance_for(case.dtype),
+                                 exact=self.task.compare == "exact")
+        return result.passed, result.max_abs, result.rel_l2, result.message
+
+    def expected(self, inputs: tuple, case: P.CaseSpec, call: P.CallSpec) -> list[torch.Tensor]:
+        key = f"{case.id}-{call.seed}-{call.perturb_seed}-{call.seed_value}"
+        path = self.cache / f"{key}.safetensors"
+        device = self.request.device
+        if path.is_file():
+            tensors = load_file(str(path), device=device)
+            return [tensors[P.OUTPUT_KEY.format(i)] for i in range(len(tensors))]
+        with torch.no_grad():
+            produced = self.reference.reference(*inputs)
+        outputs = list(produced) if isinstance(produced, (tuple, list)) else [produced]
+        if sum(t.numel() * t.element_size() for t in outputs) <= MAX_CACHED_REFERENCE:
+            self.cache.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+            save_file({P.OUTPUT_KEY.format(i): t.detach().contiguous().cpu()
+                       for i, t in enumerate(outputs)}, str(tmp))
+            os.replace(tmp, path)
+        return outputs
+
+
+def load_outputs(out_dir: Path, name: str, device: str) -> list[torch.Tensor]:
+    """The outputs of one call, from the one file the plan names, inside `out_dir` only."""
+    path = out_dir / name
+    if path.is_symlink() or not path.is_file():
+        raise ValueError("the output file is missing")
+    if path.resolve().parent != out_dir.resolve():
+        raise ValueError("the output file is not inside the job's output folder")
+    if path.stat().st_size > MAX_OUTPUT_FILE:
+        raise ValueError("the output file is over the size cap")
+    tensors = load_file(str(path), device=device)
+    names = [P.OUTPUT_KEY.format(i) for i in range(len(tensors))]
+    if sorted(tensors) != sorted(names):
+        raise ValueError(f"unexpected tensor names {sorted(tensors)[:4]}")
+    return [tensors[n] for n in names]
+
+
+def _same_bits(a: list[torch.Tensor], b: list[torch.Tensor]) -> bool:
+    return len(a) == len(b) and all(
+        x.shape == y.shape and x.dtype == y.dtype and
+        torch.equal(x.contiguous().view(-1).view(torch.uint8),
+                    y.contiguous().view(-1).view(torch.uint8)) for x, y in zip(a, b))
+

@@ -1,0 +1,467 @@
+"""Every message that crosses a process boundary, and the names of the files that carry them.
+
+Host → worker: `JobSpec` (job.json, read-only in the sandbox). Worker → host: `WorkerResult`
+(out/result.json). Host → judge: `JudgeRequest` (one JSON line on the judge's stdin). Judge →
+host: `JudgeResult` (judge.json). Sandbox → host: `ExecRecord` (exec.json). Host → disk:
+`VerdictRecord` (verdict.json, the journal entry that `kgb report --regrade` reads back).
+
+Neutral zone: the untrusted worker imports this module too, so it uses the standard library
+only. The trusted side parses everything the worker wrote as hostile input (`parse`): an unknown
+key, a wrong type, a missing field, a file over its cap or cut short raises `ProtocolError` with
+a one-line reason — the caller turns that into a verdict, never into an exception or a pass.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import json
+import math
+import types
+import typing
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+# ------------------------------------------------------------------ files of a job folder
+JOB_FILE = "job.json"  # JobSpec, written by the host before the worker starts
+TASK_INPUTS_FILE = "task_inputs.py"  # the copy of the task's inputs.py the worker loads
+OUT_DIR = "out"  # the worker's only writable folder
+RESULT_FILE = "result.json"  # WorkerResult, in OUT_DIR
+JUDGE_FILE = "judge.json"  # JudgeResult
+EXEC_FILE = "exec.json"  # ExecRecord
+VERDICT_FILE = "verdict.json"  # VerdictRecord; written last: its presence marks the job done
+STDOUT_LOG, STDERR_LOG, JUDGE_LOG = "stdout.log", "stderr.log", "judge.log"
+TRACEBACK_FILE = "traceback.txt"  # the candidate's frames of the first error, in OUT_DIR
+OUTPUT_KEY = "out{}"  # safetensors key of the i-th returned tensor
+PLAIN_TENSOR = "torch.Tensor"  # the only output type kgb accepts (exactly; no subclass)
+
+RESULT_MAX_BYTES = 16 << 20
+JUDGE_MAX_BYTES = 64 << 20
+TEXT_MAX_CHARS = 4000  # any message the worker writes is cut to this on the trusted side
+
+
+def output_file(case_index: int, call_index: int) -> str:
+    """The one name under which a call's outputs may travel; the judge derives it from the
+    indices of the plan, never from anything the worker wrote."""
+    return f"case_{case_index:03d}_call_{call_index}.safetensors"
+
+
+# ------------------------------------------------------------------ vocabularies
+class CaseStatus(enum.StrEnum):
+    """One vocabulary for a case (and a call) from the worker through the judge to the verdict."""
+
+    RETURNED = "returned"  # worker: the call returned and its outputs were saved for judging
+    RAISED = "raised"  # worker: the call raised
+    VIOLATION = "violation"  # worker: a runtime rule saw something (see `rule`)
+    PASSED = "passed"  # judge: the outputs are right
+    FAILED = "failed"  # judge: the outputs are wrong
+    NOT_CHECKABLE = "not_checkable"  # this device cannot judge it (CPU interpreter limits)
+    NOT_RUN = "not_run"  # nobody got to it
+    INFRA = "infra"  # kgb's fault (e.g. the workers' inputs differ): never the kernel's
+
+
+class Verdict(enum.StrEnum):
+    PASSED = "passed"
+    REJECTED = "rejected"
+    INCORRECT = "incorrect"
+    COMPILE_ERROR = "compile_error"
+    CRASHED = "crashed"
+    TIMEOUT = "timeout"
+    MISSING = "missing"
+    UNVERIFIED = "unverified"
+
+
+class CallKind(enum.StrEnum):
+    """The calls of one case (layer 2 anti-caching and layer 3 consistency, design.md)."""
+
+    PRIMARY = "primary"  # the case's inputs
+    FRESH = "fresh"  # other inputs of the same shape: an answer keyed by shape is wrong
+    SAME_VALUES = "same_values"  # the primary's values in new storage: determinism, pointer keys
+    NEAR_EQUAL = "near_equal"  # the primary's values with one element nudged: value-sampled keys
+    RESEED = "reseed"  # Random tasks: the primary's inputs with another seed: must differ
+    GHOST = "ghost"  # Triton launches turned into no-ops: a right answer means no Triton work
+
+
+class ErrorKind(enum.StrEnum):
+    COMPILE = "compile"  # Triton refused the kernel (or would, as predicted on the CPU)
+    CRASH = "crash"  # the worker or the candidate failed outside a case
+    RUNTIME = "runtime"  # a call raised
+
+
+# ------------------------------------------------------------------ host → worker
+@dataclass(frozen=True)
+class CallSpec:
+    kind: CallKind
+    seed: int  # the seed make_inputs draws from
+    perturb_seed: int | None = None  # NEAR_EQUAL: which element is nudged
+    seed_value: int | None = None  # RESEED: the value put in the task's seed argument
+
+
+@dataclass(frozen=True)
+class CaseSpec:
+    id: str
+    shape: str  # the task's name for the shape, e.g. "llm-hidden-odd"
+    dims: dict[str, int]
+    dtype: str
+    mode: str
+    layout: str
+    calls: tuple[CallSpec, ...]
+    skip: str | None = None  # why this device cannot run the case; None: run it
+
+    @property
+    def seed(self) -> int:
+        return self.calls[0].seed
+
+
+@dataclass(frozen=True)
+class JobSpec:
+    task_id: str
+    inputs_path: str  # the job folder's copy of the task's inputs.py
+    layout_inputs: tuple[int, ...]
+    seed_input: int | None
+    kernel_path: str
+    entry: str
+    device: str  # inside the sandbox: "cpu" or "cuda:0"
+    interpreter: bool
+    out_dir: str
+    cases: tuple[CaseSpec, ...]
+
+
+# ------------------------------------------------------------------ worker → host
+@dataclass(frozen=True)
+class OutputMeta:
+    dtype: str
+    shape: tuple[int, ...]
+    device: str
+
+
+@dataclass(frozen=True)
+class CallRecord:
+    """What happened in one call, and the evidence the worker saw. The worker never decides a
+    rule: the trusted side reads this evidence (kgb.runner.verdict) and backs it with outputs
+    the candidate could not forge."""
+
+    index: int
+    kind: CallKind
+    status: CaseStatus  # RETURNED (outputs saved, or not saveable: see output_types) or RAISED
+    error: str | None = None
+    error_kind: ErrorKind | None = None
+    input_fingerprint: str | None = None
+    output_types: tuple[str, ...] = ()  # exact type of each returned item
+    outputs: tuple[OutputMeta, ...] = ()  # the saved outputs (all items plain tensors)
+    mutated_inputs: tuple[int, ...] = ()  # inputs whose bytes changed during the call
+    aliases: tuple[tuple[int, int], ...] = ()  # (output, input) pairs sharing storage
+    launches: int = 0  # launches of the file's own Triton kernels
+    torch_ops: tuple[str, ...] = ()  # aten ops outside allocation/view/copy/fill
+    wall_s: float | None = None
+
+
+@dataclass(frozen=True)
+class CaseRecord:
+    id: str
+    calls: tuple[CallRecord, ...] = ()
+    skipped: str | None = None  # the worker did not attempt it (the plan said so)
+
+
+@dataclass(frozen=True)
+class TimingRecord:
+    case: str
+    median_ms: float
+    reps: int
+    method: str
+
+
+@dataclass(frozen=True)
+class WorkerResult:
+    stage: str  # how far the worker got: start, import, cases, timing, done
+    cases: tuple[CaseRecord, ...] = ()
+    error: str | None = None
+    error_kind: ErrorKind | None = None
+    autotune_first_config: bool = False
+    interpreter_fixes: tuple[str, ...] = ()
+    timing: TimingRecord | None = None
+
+
+# ------------------------------------------------------------------ host → judge → host
+@dataclass(frozen=True)
+class JudgeRequest:
+    job_dir: str
+    task_dir: str
+    device: str  # on the trusted side: "cpu" or "cuda:N"
+    cases: tuple[CaseSpec, ...]
+    layout_inputs: tuple[int, ...]
+    seed_input: int | None
+    claims: tuple[CaseRecord, ...]  # the worker's records, already parsed by the host
+
+
+@dataclass(frozen=True)
+class CallJudgement:
+    index: int
+    kind: CallKind
+    status: CaseStatus  # PASSED, FAILED, NOT_RUN or INFRA
+    max_abs: float | None = None
+    rel_l2: float | None = None
+    message: str = ""
+    rule: str | None = None  # a layer-3 rule the comparison found (ghost, determinism, reseed)
+
+
+@dataclass(frozen=True)
+class CaseJudgement:
+    id: str
+    calls: tuple[CallJudgement, ...] = ()
+
+
+@dataclass(frozen=True)
+class JudgeResult:
+    cases: tuple[CaseJudgement, ...]
+
+
+# ------------------------------------------------------------------ sandbox → host
+@dataclass(frozen=True)
+class ExecRecord:
+    """What the sandbox saw of the worker (exec.json): nothing the worker can write."""
+
+    backend: str
+    returncode: int | None
+    timed_out: bool
+    wall_s: float
+    truncated: bool
+    notes: tuple[str, ...] = ()
+    stderr_tail: str = ""  # the worker's last stderr line, for a death message
+
+
+# ------------------------------------------------------------------ host: plan, verdict, facts
+@dataclass(frozen=True)
+class Finding:
+    """One reason to reject a kernel, with where it was seen."""
+
+    rule: str
+    message: str
+    file: str | None = None
+    line: int | None = None
+    col: int | None = None
+
+    def location(self) -> str:
+        if self.file is None:
+            return ""
+        parts = [self.file] + [str(p) for p in (self.line, self.col) if p is not None]
+        return ":".join(parts)
+
+    def to_dict(self) -> dict:
+        return to_json(self)
+
+
+@dataclass(frozen=True)
+class PlanRecord:
+    """What the host decided before running anything (plan.json): enough, with the files the
+    job produced, to re-grade the job without the suite or the submission."""
+
+    task_id: str
+    category: str
+    kernel_file: str | None  # None: the submission has no kernel for this task
+    slot: str  # the device the job ran on, as the host names it ("cpu", "cuda:1")
+    timeout_s: float
+    cases: tuple[CaseSpec, ...]
+    findings: tuple[Finding, ...] = ()  # layer 1
+    interpreter_features: tuple[str, ...] = ()  # what the CPU interpreter cannot judge
+
+
+@dataclass(frozen=True)
+class CaseOutcome:
+    id: str
+    status: CaseStatus
+    max_abs: float | None = None
+    rel_l2: float | None = None
+    message: str = ""
+    rule: str | None = None
+
+
+@dataclass(frozen=True)
+class VerdictRecord:
+    verdict: Verdict
+    rule: str | None = None
+    layer: int | None = None
+    message: str = ""
+    location: str = ""
+    cases: tuple[CaseOutcome, ...] = ()
+
+    def coverage(self) -> dict[str, int]:
+        counts = {"cases": len(self.cases), "checked": 0, "passed": 0, "not_checkable": 0}
+        for c in self.cases:
+            counts["checked"] += c.status in (CaseStatus.PASSED, CaseStatus.FAILED)
+            counts["passed"] += c.status == CaseStatus.PASSED
+            counts["not_checkable"] += c.status == CaseStatus.NOT_CHECKABLE
+        return counts
+
+
+@dataclass(frozen=True)
+class JobFacts:
+    """What the report shows beside the verdict; derived from the job's files only."""
+
+    log_dir: str
+    device: str
+    worker_wall_s: float | None = None
+    interpreter_limits: tuple[str, ...] = ()
+    interpreter_fixes: tuple[str, ...] = ()
+    note: str | None = None
+    time_ms: float | None = None
+    timed_case: str | None = None
+    speedup_eager: float | None = None  # baseline time / kernel time (kgb.bench)
+    speedup_compile: float | None = None
+
+
+@dataclass(frozen=True)
+class JobRecord:
+    """verdict.json: the journal entry of a finished job."""
+
+    verdict: VerdictRecord
+    facts: JobFacts
+
+
+# ------------------------------------------------------------------ (de)serialisation
+class ProtocolError(ValueError):
+    """A message is not what the protocol says: the one-line reason is the message."""
+
+
+T = TypeVar("T")
+
+
+def to_json(message: Any) -> Any:
+    """A dataclass (or a value inside one) as plain JSON data."""
+    if dataclasses.is_dataclass(message) and not isinstance(message, type):
+        return {f.name: to_json(getattr(message, f.name)) for f in dataclasses.fields(message)}
+    if isinstance(message, enum.Enum):
+        return message.value
+    if isinstance(message, (tuple, list)):
+        return [to_json(v) for v in message]
+    if isinstance(message, dict):
+        return {str(k): to_json(v) for k, v in message.items()}
+    if isinstance(message, float) and not math.isfinite(message):
+        return None if math.isnan(message) else ("inf" if message > 0 else "-inf")
+    return message
+
+
+def dumps(message: Any) -> str:
+    return json.dumps(to_json(message))
+
+
+def parse(cls: type[T], data: Any, where: str = "") -> T:
+    """`data` (parsed JSON) as a `cls`, refusing anything the protocol does not allow."""
+    return _coerce(data, cls, where or cls.__name__)
+
+
+def loads(cls: type[T], text: str, where: str = "") -> T:
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise ProtocolError(f"{where or cls.__name__}: not valid JSON (cut short or "
+                            f"corrupt: {str(exc)[:80]})") from None
+    return parse(cls, data, where)
+
+
+def read(cls: type[T], path: Path, cap: int) -> T:
+    """A message from a file, read at most `cap` bytes deep (a huge file is refused unread)."""
+    try:
+        with open(path, "rb") as handle:
+            raw = handle.read(cap + 1)
+    except FileNotFoundError:
+        raise ProtocolError(f"{path.name} is missing") from None
+    except OSError as exc:
+        raise ProtocolError(f"{path.name} is unreadable ({exc.strerror})") from None
+    if len(raw) > cap:
+        raise ProtocolError(f"{path.name} is over its {cap}-byte cap")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ProtocolError(f"{path.name} is not UTF-8 text") from None
+    return loads(cls, text, path.name)
+
+
+def _hints(cls: type) -> dict[str, Any]:
+    return typing.get_type_hints(cls)
+
+
+def _coerce(value: Any, hint: Any, where: str) -> Any:
+    origin = typing.get_origin(hint)
+    args = typing.get_args(hint)
+    if hint is Any:
+        return value
+    if origin in (typing.Union, types.UnionType):
+        if value is None and type(None) in args:
+            return None
+        errors = []
+        for arg in (a for a in args if a is not type(None)):
+            try:
+                return _coerce(value, arg, where)
+            except ProtocolError as exc:
+                errors.append(str(exc))
+        raise ProtocolError(errors[0] if errors else f"{where}: must not be null")
+    if dataclasses.is_dataclass(hint):
+        if not isinstance(value, dict):
+            raise ProtocolError(f"{where}: expected an object, got {_kind(value)}")
+        fields = {f.name: f for f in dataclasses.fields(hint)}
+        unknown = sorted(set(value) - set(fields))
+        if unknown:
+            raise ProtocolError(f"{where}: unknown key {unknown[0][:60]!r}")
+        hints = _hints(hint)
+        kwargs = {}
+        for name, f in fields.items():
+            if name in value:
+                kwargs[name] = _coerce(value[name], hints[name], f"{where}.{name}")
+            elif f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
+                raise ProtocolError(f"{where}: missing key {name!r}")
+        return hint(**kwargs)
+    if isinstance(hint, type) and issubclass(hint, enum.Enum):
+        try:
+            return hint(value)
+        except ValueError:
+            raise ProtocolError(f"{where}: {str(value)[:40]!r} is not one of "
+                                f"{', '.join(m.value for m in hint)}") from None
+    if origin is tuple:
+        if not isinstance(value, list):
+            raise ProtocolError(f"{where}: expected a list, got {_kind(value)}")
+        if len(args) == 2 and args[1] is Ellipsis:
+            return tuple(_coerce(v, args[0], f"{where}[{i}]") for i, v in enumerate(value))
+        if len(value) != len(args):
+            raise ProtocolError(f"{where}: expected {len(args)} items, got {len(value)}")
+        return tuple(_coerce(v, a, f"{where}[{i}]") for i, (v, a) in enumerate(zip(value, args)))
+    if origin is dict:
+        if not isinstance(value, dict):
+            raise ProtocolError(f"{where}: expected an object, got {_kind(value)}")
+        key_hint, item = args
+        return {_coerce(k, key_hint, where): _coerce(v, item, f"{where}.{k}")
+                for k, v in value.items()}
+    if hint is float:
+        if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+            raise ProtocolError(f"{where}: expected a number, got {_kind(value)}")
+        if isinstance(value, str):
+            if value not in ("inf", "-inf"):
+                raise ProtocolError(f"{where}: expected a number, got a string")
+            return math.inf if value == "inf" else -math.inf
+        return float(value)
+    if hint is int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ProtocolError(f"{where}: expected an integer, got {_kind(value)}")
+        return value
+    if hint is bool:
+        if not isinstance(value, bool):
+            raise ProtocolError(f"{where}: expected true or false, got {_kind(value)}")
+        return value
+    if hint is str:
+        if not isinstance(value, str):
+            raise ProtocolError(f"{where}: expected a string, got {_kind(value)}")
+        return value
+    raise TypeError(f"protocol: no rule for {hint!r} at {where}")  # a kgb bug, not input
+
+
+def _kind(value: Any) -> str:
+    return "null" if value is None else type(value).__name__
+
+
+def cut(text: str | None, limit: int = TEXT_MAX_CHARS) -> str:
+    """Untrusted text shortened for messages: long names and errors never flood a report."""
+    if text is None:
+        return ""
+    return text if len(text) <= limit else text[: limit - 14] + " ...[cut]"
+

@@ -1,0 +1,57 @@
+"""What the worker says about an exception the candidate raised: its kind (compile or runtime),
+a one-line description located at the candidate's own line, and a traceback trimmed to the
+candidate's frames (kept in the job folder; kgb's and the libraries' frames say nothing a
+kernel author can act on)."""
+
+from __future__ import annotations
+
+import traceback
+from pathlib import Path
+
+from kgb.protocol import ErrorKind
+
+_COMPILE_ERRORS = {"CompilationError", "CompileTimeAssertionFailure",
+                   "UnsupportedLanguageConstruct"}
+
+
+def error_kind(exc: BaseException) -> ErrorKind:
+    names = {cls.__name__ for cls in type(exc).__mro__}
+    if names & _COMPILE_ERRORS:
+        return ErrorKind.COMPILE
+    # Triton's code generator also raises plain errors, e.g. RuntimeError("Unsupported function
+    # referenced") for a Python helper called in a kernel: still a compile error.
+    frames = traceback.extract_tb(exc.__traceback__)
+    if any("/triton/compiler/" in f.filename.replace("\\", "/") for f in frames[-3:]):
+        return ErrorKind.COMPILE
+    return ErrorKind.RUNTIME
+
+
+def describe(exc: BaseException, kernel_path: str) -> str:
+    """`Type: first line ... last line (file.py:LINE)`, at most ~500 characters."""
+    where = candidate_line(exc, kernel_path)
+    lines = [ln.strip() for ln in str(exc).strip().splitlines() if ln.strip()]
+    # Triton's compile errors put the location first and the cause last: keep both.
+    detail = " ... ".join(dict.fromkeys([lines[0], lines[-1]])) if lines else ""
+    text = f"{type(exc).__name__}: {detail}"
+    return f"{text[:500]} ({where})" if where else text[:500]
+
+
+def candidate_line(exc: BaseException, kernel_path: str) -> str | None:
+    """`file.py:LINE` of the innermost frame in the kernel file, if any."""
+    for frame in reversed(traceback.extract_tb(exc.__traceback__)):
+        if _is_candidate(frame.filename, kernel_path):
+            return f"{Path(frame.filename).name}:{frame.lineno}"
+    return None
+
+
+def candidate_traceback(exc: BaseException, kernel_path: str) -> str:
+    """The traceback with only the kernel file's frames, then the exception line."""
+    frames = [f for f in traceback.extract_tb(exc.__traceback__)
+              if _is_candidate(f.filename, kernel_path)]
+    body = "".join(traceback.format_list(frames))
+    tail = "".join(traceback.format_exception_only(type(exc), exc))
+    return f"Traceback (the kernel file's frames only):\n{body}{tail}"[-20000:]
+
+
+def _is_candidate(filename: str, kernel_path: str) -> bool:
+    return filename == kernel_path or Path(filename).name == Path(kernel_path).name

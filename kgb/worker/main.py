@@ -1,0 +1,178 @@
+"""The candidate worker: runs INSIDE the sandbox, once per job (`python -m kgb.worker JOB_DIR`).
+
+It loads the task's `inputs.py` (never its reference), imports the untrusted kernel, runs every
+call of every case on inputs drawn on the device from the plan's seeds, gathers evidence (input
+mutation, output aliasing and types, launches of the file's own kernels) and writes the outputs
+as safetensors plus `result.json` into its output folder. It decides nothing: the trusted side
+judges the outputs and reads the evidence. Everything verdict-relevant goes to files; stdout is
+only a log."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import torch
+
+from kgb import protocol as P
+from kgb.jsonfiles import write_json_atomic
+from kgb.tasks.casegen import call_inputs, fingerprint, load_module
+from kgb.worker import interpreter_fixes, timing
+from kgb.worker.errors import candidate_traceback, describe, error_kind
+from kgb.worker.evidence import LaunchCounter
+from kgb.worker.jit_globals import non_constexpr_globals
+from kgb.worker.outputs import (aliases, as_items, mutated, poison_allocator, save_outputs,
+                                type_names)
+
+# Every module the worker uses is imported above, before `kgb.worker.__main__` takes the
+# worker's modules out of sys.modules: nothing below imports a worker module again.
+
+# Captured before any candidate code exists in this process (threat 14).
+_perf_counter = time.perf_counter
+
+
+@dataclass
+class _Progress:
+    """What the worker has learnt so far; becomes the frozen WorkerResult at the end."""
+
+    stage: str = "start"
+    cases: list[P.CaseRecord] = field(default_factory=list)
+    error: str | None = None
+    error_kind: P.ErrorKind | None = None
+    autotune_first_config: bool = False
+    interpreter_fixes: tuple[str, ...] = ()
+    timing: P.TimingRecord | None = None
+    traceback_written: bool = False
+
+    def result(self) -> P.WorkerResult:
+        return P.WorkerResult(self.stage, tuple(self.cases), self.error, self.error_kind,
+                              self.autotune_first_config, self.interpreter_fixes, self.timing)
+
+
+def main(job_dir: Path) -> int:
+    spec = P.read(P.JobSpec, job_dir / P.JOB_FILE, P.RESULT_MAX_BYTES)
+    progress = _Progress()
+    try:
+        _run(spec, progress)
+    except BaseException as exc:  # noqa: BLE001 - anything the candidate raises is a fact
+        progress.error, progress.error_kind = describe(exc, spec.kernel_path), P.ErrorKind.CRASH
+        _keep_traceback(spec, progress, exc)
+    write_json_atomic(Path(spec.out_dir) / P.RESULT_FILE, P.to_json(progress.result()))
+    return 0
+
+
+def _run(spec: P.JobSpec, progress: _Progress) -> None:
+    import triton  # noqa: F401
+
+    timing.capture()  # the timer's clocks, before the candidate exists (threat 14)
+    if spec.interpreter:
+        progress.autotune_first_config = interpreter_fixes.keep_first_autotune_config()
+        progress.interpreter_fixes = interpreter_fixes.apply()
+    counter = LaunchCounter(spec.kernel_path)
+    counter.install()
+    # make_inputs only: the task's reference never enters this process (design rule 2).
+    task_inputs = load_module(Path(spec.inputs_path), "kgb_task_inputs")
+
+    progress.stage = "import"
+    try:
+        candidate = load_module(Path(spec.kernel_path), "kgb_candidate")
+    except BaseException as exc:  # noqa: BLE001
+        progress.error, progress.error_kind = describe(exc, spec.kernel_path), P.ErrorKind.COMPILE
+        _keep_traceback(spec, progress, exc)
+        return
+    entry = candidate.__dict__.get(spec.entry)
+    if not callable(entry):
+        progress.error = f"the kernel file does not define a function {spec.entry!r}"
+        progress.error_kind = P.ErrorKind.COMPILE
+        return
+    if spec.interpreter:
+        uses = non_constexpr_globals(candidate)
+        if uses:  # what compiling would have refused: the GPU run's verdict, predicted
+            progress.error = uses[0].message(Path(spec.kernel_path).name)
+            progress.error_kind = P.ErrorKind.COMPILE
+            return
+
+    progress.stage = "cases"
+    sync: Callable[[], None] = (torch.cuda.synchronize if spec.device.startswith("cuda")
+                                else (lambda: None))
+    runner = _CallRunner(spec, task_inputs, entry, counter, sync, progress)
+    for index, case in enumerate(spec.cases):
+        progress.cases.append(runner.case(index, case))
+    progress.stage = "timing"
+    if spec.device.startswith("cuda"):
+        progress.timing = timing.largest_case(spec, progress.cases, task_inputs, entry)
+    progress.stage = "done"
+
+
+class _CallRunner:
+    def __init__(self, spec: P.JobSpec, task_inputs: Any, entry: Callable,
+                 counter: LaunchCounter, sync: Callable[[], None], progress: _Progress) -> None:
+        self.spec, self.task_inputs, self.entry = spec, task_inputs, entry
+        self.counter, self.sync, self.progress = counter, sync, progress
+
+    def case(self, index: int, case: P.CaseSpec) -> P.CaseRecord:
+        if case.skip is not None:
+            return P.CaseRecord(case.id, skipped=case.skip)
+        calls: list[P.CallRecord] = []
+        keep_alive: list[tuple] = []  # earlier calls' inputs: later ones land at new addresses
+        for call_index, call in enumerate(case.calls):
+            record, inputs = self.call(index, call_index, case, call)
+            calls.append(record)
+            keep_alive.append(inputs)
+            if record.status == P.CaseStatus.RAISED and call.kind == P.CallKind.PRIMARY:
+                break  # the other calls would raise the same way
+        return P.CaseRecord(case.id, tuple(calls))
+
+    def call(self, case_index: int, call_index: int, case: P.CaseSpec,
+             call: P.CallSpec) -> tuple[P.CallRecord, tuple]:
+        spec = self.spec
+        inputs = call_inputs(self.task_inputs, case.dims, case.dtype, case.mode, case.layout,
+                             spec.layout_inputs, spec.seed_input, spec.device, call.seed,
+                             call.perturb_seed, call.seed_value)
+        base = dict(index=call_index, kind=call.kind, input_fingerprint=fingerprint(inputs))
+        originals = [t.clone() if isinstance(t, torch.Tensor) else None for t in inputs]
+        poison_allocator(inputs, spec.device)
+        self.counter.reset(ghost=call.kind == P.CallKind.GHOST)
+        start = _perf_counter()
+        try:
+            returned = self.entry(*inputs)
+            self.sync()
+        except BaseException as exc:  # noqa: BLE001 - the candidate's failure is a fact
+            self.counter.reset()
+            _keep_traceback(spec, self.progress, exc)
+            return P.CallRecord(status=P.CaseStatus.RAISED, error=describe(exc, spec.kernel_path),
+                                error_kind=error_kind(exc), **base), inputs
+        wall_s = _perf_counter() - start
+        launches = self.counter.count
+        self.counter.reset()
+        items = as_items(returned)
+        types = type_names(items)
+        evidence = dict(output_types=types, launches=launches, wall_s=wall_s,
+                        mutated_inputs=mutated(inputs, originals))
+        if any(t != P.PLAIN_TENSOR for t in types):
+            return P.CallRecord(status=P.CaseStatus.RETURNED, **base, **evidence), inputs
+        outputs = tuple(items)
+        metas = tuple(P.OutputMeta(str(o.dtype).removeprefix("torch."), tuple(o.shape),
+                                   str(o.device)) for o in outputs)
+        try:
+            save_outputs(outputs, Path(spec.out_dir) / P.output_file(case_index, call_index))
+        except Exception as exc:  # noqa: BLE001 - e.g. over the output cap
+            return P.CallRecord(status=P.CaseStatus.RAISED, error_kind=P.ErrorKind.RUNTIME,
+                                error=f"outputs could not be saved: {str(exc)[:300]}", **base,
+                                **evidence), inputs
+        return P.CallRecord(status=P.CaseStatus.RETURNED, outputs=metas,
+                            aliases=aliases(outputs, inputs), **base, **evidence), inputs
+
+
+def _keep_traceback(spec: P.JobSpec, progress: _Progress, exc: BaseException) -> None:
+    """The first error's traceback, trimmed to the candidate's frames, for the job folder."""
+    if progress.traceback_written:
+        return
+    try:
+        (Path(spec.out_dir) / P.TRACEBACK_FILE).write_text(
+            candidate_traceback(exc, spec.kernel_path))
+        progress.traceback_written = True
+    except OSError:
+        pass
