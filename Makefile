@@ -8,7 +8,7 @@ TORCH_PIN ?= torch==2.13.0
 TRITON_PIN ?= triton==3.9.0
 OUT ?= out
 
-.PHONY: venv demo demo-broken test lint-suite clean
+.PHONY: venv demo demo-broken test lint clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -27,6 +27,11 @@ demo-broken: venv
 
 test: venv
 	$(PY) -m pytest -q
+
+# ruff (style, bugs) and mypy (types) over kgb/, configured in pyproject.toml; CI runs it.
+lint: venv
+	$(VENV)/bin/ruff check kgb
+	$(VENV)/bin/mypy
 
 clean:
 	rm -rf $(VENV) $(OUT)

@@ -61,7 +61,8 @@ def verify(submission: Path, tasks_dir: Path, out_dir: Path, device: str, sandbo
     options = VerifyOptions(
         submission=submission, tasks_dir=tasks_dir, out_dir=out_dir, device=device,
         sandbox=sandbox_name, timeout_s=timeout, seed=seed, pricing=pricing, limits=limits,
-        resume=resume, devices=devices, jobs=jobs, only=tuple(t.strip() for t in only.split(",") if t.strip()) if only else None)
+        resume=resume, devices=devices, jobs=jobs,
+        only=tuple(t.strip() for t in only.split(",") if t.strip()) if only else None)
     run_verify(options, as_json=as_json)
 
 

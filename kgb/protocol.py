@@ -397,7 +397,7 @@ def _coerce(value: Any, hint: Any, where: str) -> Any:
             except ProtocolError as exc:
                 errors.append(str(exc))
         raise ProtocolError(errors[0] if errors else f"{where}: must not be null")
-    if dataclasses.is_dataclass(hint):
+    if isinstance(hint, type) and dataclasses.is_dataclass(hint):
         if not isinstance(value, dict):
             raise ProtocolError(f"{where}: expected an object, got {_kind(value)}")
         fields = {f.name: f for f in dataclasses.fields(hint)}
@@ -405,7 +405,7 @@ def _coerce(value: Any, hint: Any, where: str) -> Any:
         if unknown:
             raise ProtocolError(f"{where}: unknown key {unknown[0][:60]!r}")
         hints = _hints(hint)
-        kwargs = {}
+        kwargs: dict[str, Any] = {}
         for name, f in fields.items():
             if name in value:
                 kwargs[name] = _coerce(value[name], hints[name], f"{where}.{name}")

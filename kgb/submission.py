@@ -115,7 +115,7 @@ def _cap_for(name: str) -> int:
 
 def _read_tar(source: Path) -> dict[str, bytes]:
     try:
-        tar = tarfile.open(source, mode="r:*")
+        tar = tarfile.open(source, mode="r:*")  # noqa: SIM115 - `with tar` below
     except (tarfile.TarError, OSError) as exc:
         raise SubmissionError(f"{source}: not a readable .tar or .tar.gz ({exc}); "
                               f"create it with `tar czf`") from None

@@ -9,8 +9,15 @@ from __future__ import annotations
 from pathlib import Path
 
 from kgb.cost import audit
-from kgb.cost.figures import (Group, accumulate, attempts_per_success, by_key, group, outcomes,
-                              per_kernel)
+from kgb.cost.figures import (
+    Group,
+    accumulate,
+    attempts_per_success,
+    by_key,
+    group,
+    outcomes,
+    per_kernel,
+)
 from kgb.cost.findings import SEVERITIES, cap_per_code, finding, sort_findings
 from kgb.cost.inputs import Context, read_manifest, read_report
 from kgb.cost.pricing import PriceBook, load_pricing
@@ -18,7 +25,7 @@ from kgb.cost.usage import parse_log
 
 SECTION_SCHEMA_VERSION = 1
 
-__all__ = ["cost_section", "build_section", "section_from_files"]
+__all__ = ["build_section", "cost_section", "section_from_files"]
 
 
 def cost_section(tokens_path: Path, pricing_path: Path | None, manifest_tasks: list[str],
@@ -118,7 +125,11 @@ def _joined(ctx: Context, total: Group, tasks: dict[str, Group], prices: dict) -
         return {"by_kernel": {**off, "rows": []}, "per_correct_kernel": off,
                 "per_fast_1_kernel": off, "attempts_per_success": off}
     out = outcomes(ctx.jobs) if ctx.jobs is not None else None
-    kernel_ids = ctx.manifest_tasks if ctx.manifest_tasks is not None else sorted(out.verdicts)
+    if ctx.manifest_tasks is not None:
+        kernel_ids = ctx.manifest_tasks
+    else:
+        assert out is not None  # one of the two is given (checked above)
+        kernel_ids = sorted(out.verdicts)
     empty = group([], prices)
     rows = []
     for task in sorted(set(kernel_ids)):

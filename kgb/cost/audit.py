@@ -4,6 +4,7 @@ numbers; none changes a figure (figures.py decides what is counted, and docs/cos
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping, Sequence
 
 from kgb.cost.figures import Group
@@ -85,12 +86,13 @@ def timing(records: Sequence[CallRecord]) -> list[Finding]:
             continue
         calls.sort(key=lambda r: (r.started, r.line))
         lines: list[int] = []
-        latest = calls[0]
-        for r in calls[1:]:
-            if r.started < latest.ended:  # touching (start == previous end) is not overlap
-                lines += [latest.line, r.line]
-            if r.ended > latest.ended:
-                latest = r
+        spans = [(r.started or 0.0, r.ended or 0.0, r.line) for r in calls]  # both set above
+        latest_end, latest_line = spans[0][1], spans[0][2]
+        for started, ended, line in spans[1:]:
+            if started < latest_end:  # touching (start == previous end) is not overlap
+                lines += [latest_line, line]
+            if ended > latest_end:
+                latest_end, latest_line = ended, line
         if lines:
             out.append(finding("T205", f"calls of task {task!r} attempt {attempt!r} overlap in "
                                "time", lines, task=task))
@@ -98,15 +100,14 @@ def timing(records: Sequence[CallRecord]) -> list[Finding]:
     # A log appended at call start is ordered by started, one appended at call end by ended;
     # only a line earlier than its predecessors by both is out of order.
     late: list[int] = []
-    max_start = max_end = None
+    max_start = max_end = -math.inf
     for r in records:
         s, e = r.started, r.ended
         if s is None or e is None:
             continue
-        if max_start is not None and s < max_start and e < max_end:
+        if s < max_start and e < max_end:
             late.append(r.line)
-        max_start = s if max_start is None or s > max_start else max_start
-        max_end = e if max_end is None or e > max_end else max_end
+        max_start, max_end = max(max_start, s), max(max_end, e)
     if late:
         out.append(finding("T206", f"{len(late)} line(s) are earlier than a previous line by "
                            "both started and ended (the log is not in time order)",

@@ -46,8 +46,21 @@ class Cell:
 class _Acc:
     """Mutable accumulator, local to accumulate(): slots keep the hot loop cheap."""
 
-    __slots__ = ("calls", "input", "cached", "cache_write", "output", "reasoning",
-                 "reasoning_calls", "no_attempt", "attempts", "seconds", "start", "end", "timed")
+    __slots__ = (
+        "attempts",
+        "cache_write",
+        "cached",
+        "calls",
+        "end",
+        "input",
+        "no_attempt",
+        "output",
+        "reasoning",
+        "reasoning_calls",
+        "seconds",
+        "start",
+        "timed",
+    )
 
     def __init__(self) -> None:
         self.calls = self.input = self.cached = self.cache_write = self.output = 0

@@ -22,16 +22,11 @@ from __future__ import annotations
 
 import math
 import re
-import sys
+import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
 from kgb.errors import BadInput
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
 
 PRICE_KEYS = ("input", "cached_input", "output", "cache_write")
 MODEL_KEYS = set(PRICE_KEYS) | {"aliases", "prefixes", "note"}
@@ -160,6 +155,7 @@ def _model(path: Path, name: str, entry: object) -> ModelPrice:
         if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
             raise BadInput(f"{where}: `{key}` must be a list of non-empty strings")
         names[key] = tuple(value)
+    assert prices["input"] is not None and prices["output"] is not None  # required above
     return ModelPrice(name, prices["input"], prices["output"], prices["cached_input"],
                       prices["cache_write"], names["aliases"], names["prefixes"])
 

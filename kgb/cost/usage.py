@@ -24,7 +24,7 @@ import gc
 import json
 import math
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import BinaryIO
 
@@ -96,7 +96,8 @@ def parse_log(path: Path) -> ParsedLog:
     records: list[CallRecord] = []
     issues: list[LineIssue] = []
     try:
-        handle = open(path, "rb")  # bytes: a bad UTF-8 byte spoils one line, not the whole read
+        # bytes: a bad UTF-8 byte spoils one line, not the whole read; closed by `with` below
+        handle = open(path, "rb")  # noqa: SIM115
     except FileNotFoundError:
         raise BadInput(f"token log {path} does not exist") from None
     except IsADirectoryError:
@@ -287,7 +288,7 @@ def _timestamp(value: object, key: str) -> float:
     kind = type(value)
     if value is None:
         raise _Unusable("T108", "missing timestamp", key)
-    if kind is float or kind is int:
+    if isinstance(value, (int, float)) and (kind is float or kind is int):  # not bool
         if not math.isfinite(value) or value < 0:
             raise _Unusable("T108", "unusable epoch timestamp", f"{key}={value!r}")
         if value > MAX_EPOCH_SECONDS:
@@ -304,7 +305,7 @@ def _timestamp(value: object, key: str) -> float:
             raise _Unusable("T108", "unreadable ISO 8601 timestamp", f"{key}={value!r}") from None
         if moment.tzinfo is None:
             # .timestamp() would use the machine's local zone; a report must not depend on it.
-            moment = moment.replace(tzinfo=timezone.utc)
+            moment = moment.replace(tzinfo=UTC)
         return moment.timestamp()
     raise _Unusable("T108", "timestamp is neither ISO 8601 text nor epoch seconds",
                     f"{key}={value!r}")

@@ -32,7 +32,7 @@ def serve(cache_dir: Path, device: str) -> int:
             job_dir = Path(request.job_dir)
             judge_job(request, cache_dir)
             answer = "ok"
-        except BaseException:  # noqa: BLE001 - reported to the host, which restarts us
+        except BaseException:
             if job_dir is not None:
                 (job_dir / P.JUDGE_LOG).write_text(traceback.format_exc()[-20000:])
             answer = "error"

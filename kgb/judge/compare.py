@@ -53,7 +53,7 @@ def _compare_one(out: torch.Tensor, ref: torch.Tensor, tol: Tolerance, exact: bo
         return Comparison(same, None, None, "" if same else "not bit-exact")
     if not ref.is_floating_point():
         diff = (out.to(torch.int64) - ref.to(torch.int64)).abs()
-        max_abs = int(diff.max())
+        max_abs: float = int(diff.max())
         bad = int((diff > tol.int_atol).sum())
         if bad:
             return Comparison(False, float(max_abs), None,

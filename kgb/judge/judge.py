@@ -11,14 +11,15 @@ from __future__ import annotations
 import os
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import torch
 from safetensors.torch import load_file, save_file
 
 from kgb import protocol as P
 from kgb.anticheat import runtime_rules as RR
-from kgb.judge.compare import compare_outputs
 from kgb.jsonfiles import write_json_atomic
+from kgb.judge.compare import compare_outputs
 from kgb.tasks.casegen import call_inputs, fingerprint, load_module
 from kgb.tasks.loader import load_task
 from kgb.tasks.model import Task
@@ -63,7 +64,7 @@ class _Job:
     def call(self, case_index: int, call_index: int, case: P.CaseSpec, call: P.CallSpec,
              record: P.CallRecord | None, primary: list[torch.Tensor] | None
              ) -> tuple[P.CallJudgement, list[torch.Tensor] | None]:
-        base = dict(index=call_index, kind=call.kind)
+        base: dict[str, Any] = dict(index=call_index, kind=call.kind)
         if record is None or record.kind != call.kind or record.status != P.CaseStatus.RETURNED \
                 or not record.outputs:
             return P.CallJudgement(status=P.CaseStatus.NOT_RUN, **base), None
@@ -96,10 +97,10 @@ class _Job:
                 passed, rule = False, RR.NONDETERMINISTIC.id
                 message = ("the same inputs gave different bits on a second call" +
                            (" (the same seed must repeat)" if self.statistical else ""))
-        elif passed and call.kind == P.CallKind.RESEED and primary is not None:
-            if _same_bits(outputs, primary):
-                passed, rule = False, RR.SEED_IGNORED.id
-                message = "another seed gave the very same output: the seed is ignored"
+        elif passed and call.kind == P.CallKind.RESEED and primary is not None \
+                and _same_bits(outputs, primary):
+            passed, rule = False, RR.SEED_IGNORED.id
+            message = "another seed gave the very same output: the seed is ignored"
         status = P.CaseStatus.PASSED if passed else P.CaseStatus.FAILED
         return P.CallJudgement(status=status, max_abs=max_abs, rel_l2=rel_l2, message=message,
                                rule=rule, **base), outputs

@@ -6,8 +6,8 @@ import json
 import sys
 import threading
 import time
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -41,7 +41,7 @@ class JobProgress:
                                   console=console, disable=quiet or self._lines, transient=False)
         self._bar = self._progress.add_task("", total=total)
 
-    def __enter__(self) -> "JobProgress":
+    def __enter__(self) -> JobProgress:
         self._progress.__enter__()
         return self
 

@@ -121,7 +121,7 @@ class JudgePool:
             judge.close()
         self._log.close()
 
-    def __enter__(self) -> "JudgePool":
+    def __enter__(self) -> JudgePool:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -12,9 +12,9 @@ job gets no verdict and no journal entry, and the jobs that finished are returne
 from __future__ import annotations
 
 import queue
+from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, replace
-from typing import Callable
 
 from kgb.errors import InfraError
 from kgb.protocol import JobRecord
@@ -81,7 +81,7 @@ def run_all(jobs: list[Job], slots: tuple[str, ...], ctx: JobContext, progress,
             failure = failure or exc
             ctx.cancel.set()
             return
-        except Exception as exc:  # noqa: BLE001 - a kgb bug ends the run, reported, not raised
+        except Exception as exc:
             failure = failure or InfraError(f"internal error in job {job.task.id}: {exc!r}")
             ctx.cancel.set()
             return

@@ -122,7 +122,8 @@ def _rule_broken(record: P.CallRecord) -> tuple[Rule, str] | None:
     odd = [(i, t) for i, t in enumerate(record.output_types) if t != P.PLAIN_TENSOR]
     if odd:
         i, t = odd[0]
-        return RR.OUTPUT_NOT_PLAIN_TENSOR, f"output {i} is {P.cut(t, 120)}, not exactly torch.Tensor"
+        return RR.OUTPUT_NOT_PLAIN_TENSOR, (f"output {i} is {P.cut(t, 120)}, not exactly "
+                                            f"torch.Tensor")
     if record.aliases:
         out, inp = record.aliases[0]
         return RR.OUTPUT_ALIASES_INPUT, f"output {out} shares memory with input {inp}"

@@ -160,7 +160,7 @@ def _child(cfg: dict, libc: _Libc, out_w: int, err_w: int) -> None:
             os.chdir(cfg["cwd"])
         argv = cfg["argv"]
         os.execve(argv[0], argv, dict(cfg["env"]))
-    except BaseException as exc:  # noqa: BLE001 - report anything, then leave
+    except BaseException as exc:
         os.write(2, f"kgb sandbox: cannot start the worker: {exc}\n".encode())
     os._exit(127)
 

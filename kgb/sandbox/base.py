@@ -81,10 +81,10 @@ class Sandbox(abc.ABC):
 
         Raises SandboxUnavailable if the backend fails before the command could start."""
 
-    def close(self) -> None:
+    def close(self) -> None:  # noqa: B027 - an optional hook: most backends hold nothing
         """Release backend resources (images, clients). Idempotent."""
 
-    def __enter__(self) -> "Sandbox":
+    def __enter__(self) -> Sandbox:
         return self
 
     def __exit__(self, *exc: object) -> None:

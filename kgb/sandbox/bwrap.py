@@ -31,8 +31,15 @@ import tempfile
 from pathlib import Path
 
 from kgb.sandbox import _supervisor, gpu
-from kgb.sandbox.base import (MiB, ExecResult, Limits, Sandbox, SandboxRequest,
-                              SandboxUnavailable, register_backend)
+from kgb.sandbox.base import (
+    ExecResult,
+    Limits,
+    MiB,
+    Sandbox,
+    SandboxRequest,
+    SandboxUnavailable,
+    register_backend,
+)
 from kgb.sandbox.subproc import run_supervised
 
 EXPORT = "/.kgb-export"  # where the host output folder is bound until the supervisor detaches it

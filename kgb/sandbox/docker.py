@@ -27,10 +27,18 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 from kgb.sandbox import _supervisor, gpu, images
-from kgb.sandbox.base import (MiB, ExecResult, Limits, Sandbox, SandboxRequest,
-                              SandboxUnavailable, register_backend)
+from kgb.sandbox.base import (
+    ExecResult,
+    Limits,
+    MiB,
+    Sandbox,
+    SandboxRequest,
+    SandboxUnavailable,
+    register_backend,
+)
 from kgb.sandbox.subproc import HOST_GRACE_S, REPORT_ROOM
 
 WORKER_USER = "65534:65534"
@@ -59,7 +67,7 @@ class DockerSandbox(Sandbox):
 
     def __init__(self, image: str | None = None) -> None:
         self.image_ref = image or os.environ.get("KGB_DOCKER_IMAGE") or "host"
-        self._docker = None
+        self._docker: Any = None
         self._image: tuple[str, str, str] | None = None  # (reference, id, python)
 
     @classmethod
@@ -74,7 +82,7 @@ class DockerSandbox(Sandbox):
                 client.ping()
             finally:
                 client.close()
-        except Exception as exc:  # noqa: BLE001 - any failure means "no engine here"
+        except Exception as exc:
             first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             return f"no Docker engine answers ({first[:160]}); start dockerd or set DOCKER_HOST"
         return None
@@ -86,7 +94,7 @@ class DockerSandbox(Sandbox):
             try:
                 self._docker = _client()
                 self._docker.ping()
-            except Exception as exc:  # noqa: BLE001
+            except Exception as exc:
                 self._docker = None
                 raise SandboxUnavailable(f"sandbox 'docker' is unavailable: {exc}") from exc
         return self._docker
@@ -248,7 +256,7 @@ class DockerSandbox(Sandbox):
                     for key, chunk in (("out", out), ("err", err)):
                         if chunk and len(kept[key]) < caps[key]:
                             kept[key] += chunk[:caps[key] - len(kept[key])]
-            except Exception:  # noqa: BLE001 - the stream ends when the container is killed
+            except Exception:
                 pass
 
         reader = threading.Thread(target=pump, daemon=True)
@@ -274,7 +282,7 @@ class DockerSandbox(Sandbox):
             exec_id = client.api.exec_create(container.id, cmd, user=WORKER_USER)["Id"]
             client.api.exec_start(exec_id)
             return True
-        except Exception:  # noqa: BLE001 - e.g. the pids limit is exhausted by a fork bomb
+        except Exception:
             return False
 
     def _collect(self, client, container, request: SandboxRequest, limits: Limits) -> list[str]:
@@ -294,7 +302,7 @@ class DockerSandbox(Sandbox):
                         size += len(out)
                 spool.seek(0)
                 return unpack(spool, Path(request.out_dir), limits.output_bytes)
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             return [f"could not copy the outputs out of the container: {exc}"]
 
 
@@ -304,7 +312,7 @@ def unpack(fileobj, dest: Path, budget: int) -> list[str]:
     skipped, total = 0, 0
     root = dest.resolve()
     try:
-        tar = tarfile.open(fileobj=fileobj, mode="r|")
+        tar = tarfile.open(fileobj=fileobj, mode="r|")  # noqa: SIM115 - `with tar` below
     except tarfile.TarError:
         return []  # empty output folder: tar wrote nothing usable
     with tar:
@@ -325,6 +333,9 @@ def unpack(fileobj, dest: Path, budget: int) -> list[str]:
                 skipped += 1
                 continue
             source = tar.extractfile(member)
+            if source is None:  # not a regular file after all: nothing to copy
+                skipped += 1
+                continue
             target.parent.mkdir(parents=True, exist_ok=True)
             fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644)
             with os.fdopen(fd, "wb") as f:
@@ -352,7 +363,7 @@ def _teardown(container) -> None:
 def _quietly(fn):
     try:
         return fn()
-    except Exception:  # noqa: BLE001
+    except Exception:
         return None
 
 
@@ -365,4 +376,4 @@ def _slug(label: str) -> str:
     return re.sub(r"[^a-zA-Z0-9_.-]+", "-", label)[:48].strip("-.") or "job"
 
 
-__all__ = ["DockerSandbox", "unpack", "run_id_of", "LABEL_RUN", "LABEL_JOB", "LABEL_OWNER"]
+__all__ = ["LABEL_JOB", "LABEL_OWNER", "LABEL_RUN", "DockerSandbox", "run_id_of", "unpack"]

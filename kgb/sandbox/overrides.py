@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from typing import Any
 
 from kgb.errors import BadInput
 from kgb.sandbox.base import Limits
@@ -24,7 +25,7 @@ def parse_size(text: str) -> int:
 
 def apply_overrides(base: Limits, items: tuple[str, ...]) -> Limits:
     fields = {f.name: f for f in dataclasses.fields(Limits)}
-    changes: dict[str, float | int] = {}
+    changes: dict[str, Any] = {}
     for item in items:
         key, sep, value = item.partition("=")
         name = ALIASES.get(key.strip(), key.strip())

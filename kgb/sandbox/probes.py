@@ -16,6 +16,7 @@ import socket
 import stat
 import sys
 import time
+from collections.abc import Callable
 
 TAG = "KGB-PROBE "
 
@@ -187,7 +188,8 @@ def fork(attempts: int) -> None:
 
 def fill(folder: str, limit: int, cleanup: bool) -> None:
     folder = where(folder)
-    written, error, names = 0, None, []
+    written, error = 0, None
+    names: list[str] = []
     chunk = b"\0" * (1 << 20)
     try:
         while written < limit and error is None:
@@ -216,7 +218,8 @@ def fill(folder: str, limit: int, cleanup: bool) -> None:
 
 
 def memory(limit: int) -> None:
-    blocks, error = [], None
+    error = None
+    blocks: list[bytes] = []
     step = 32 << 20
     try:
         while len(blocks) * step < limit:
@@ -290,11 +293,12 @@ def _triton_add() -> str:
         y = torch.empty_like(x)
         add[(triton.cdiv(1000, 256),)](x, y, 1000, BLOCK=256)
         return "ok" if torch.equal(y, x + 1) else "wrong result"
-    except Exception as exc:  # noqa: BLE001 - report whatever broke
+    except Exception as exc:
         return f"{type(exc).__name__}: {str(exc)[:300]}"
 
 
-PROBES = {"network": network, "write_root": write_root, "read_files": read_files,
+PROBES: dict[str, Callable[..., None]] = {
+          "network": network, "write_root": write_root, "read_files": read_files,
           "environment": environment, "processes": processes, "privileges": privileges,
           "escape": escape, "fork": fork, "fill": fill, "memory": memory, "flood": flood,
           "gpu": gpu}

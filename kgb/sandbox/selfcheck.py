@@ -21,15 +21,15 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import Callable
 
 import psutil
 
 from kgb.sandbox import gpu as gpus
 from kgb.sandbox import probes
-from kgb.sandbox.base import GiB, MiB, ExecResult, Limits, Sandbox, SandboxRequest
+from kgb.sandbox.base import ExecResult, GiB, Limits, MiB, Sandbox, SandboxRequest
 
 KGB_ROOT = Path(__file__).resolve().parents[1]
 PROBES = Path(probes.__file__).resolve()
@@ -58,7 +58,7 @@ class Property:
     name: str
     needs: str  # "isolation" or the Limits field that must be in Sandbox.enforced
     summary: str
-    check: Callable[["Harness"], tuple[str, str]]
+    check: Callable[[Harness], tuple[str, str]]
 
 
 class Harness:
@@ -77,7 +77,7 @@ class Harness:
         self.runs = 0
         self.cache: dict = {}
 
-    def __enter__(self) -> "Harness":
+    def __enter__(self) -> Harness:
         secret = f"SECRET-{self.token}\n"
         for path in (self.home_secret, self.sibling_secret):
             path.write_text(secret)
@@ -515,7 +515,7 @@ def run_selfcheck(sandbox: Sandbox, device: str = "cpu", stdout_bytes: int = 10 
                 continue
             try:
                 status, detail = prop.check(harness)
-            except Exception as exc:  # noqa: BLE001 - a crashing check is a failed property
+            except Exception as exc:
                 status, detail = "fail", f"the check itself failed: {type(exc).__name__}: {exc}"
             outcome = Outcome(prop.name, status, detail, claims(sandbox, prop))
             outcomes.append(outcome)

@@ -14,8 +14,9 @@ import signal
 import subprocess
 import threading
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, Sequence
+from typing import TYPE_CHECKING
 
 import psutil
 
@@ -122,10 +123,10 @@ REPORT_ROOM = 64 * 1024
 HOST_GRACE_S = 10.0
 
 
-def run_supervised(prefix: Sequence[str], python: str, config: dict, limits: "Limits",
+def run_supervised(prefix: Sequence[str], python: str, config: dict, limits: Limits,
                    cwd: str | None = None, preexec: Callable[[], None] | None = None,
                    notes: Sequence[str] = (), cancel: threading.Event | None = None
-                   ) -> "ExecResult":
+                   ) -> ExecResult:
     """Run `prefix + [python, supervisor, config]` and turn the supervisor's report into an
     ExecResult. `config` gets argv/env/cwd from the caller; timeout and log cap come from
     `limits`."""

@@ -19,16 +19,17 @@ import sys
 
 os.environ.setdefault("TRITON_INTERPRET", "1")
 
-import argparse  # noqa: E402
-from dataclasses import dataclass, replace  # noqa: E402
-from pathlib import Path  # noqa: E402
-from typing import Any, Callable  # noqa: E402
+import argparse
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
 
-import torch  # noqa: E402
+import torch
 
-from kgb.tasks.casegen import generate_inputs, load_module  # noqa: E402
-from kgb.tasks.loader import load_suite, load_task  # noqa: E402
-from kgb.tasks.model import Case, Task  # noqa: E402
+from kgb.tasks.casegen import generate_inputs, load_module
+from kgb.tasks.loader import load_suite, load_task
+from kgb.tasks.model import Case, Task
 
 
 @dataclass(frozen=True)
@@ -180,7 +181,7 @@ def check_solution(probe: TaskProbe, cases: list[Case]) -> list[Problem]:
         inputs = probe.make(case)
         try:
             outputs = _as_list(entry(*inputs))
-        except Exception as exc:  # noqa: BLE001 - reported per case
+        except Exception as exc:
             problems.append(Problem(task.id, f"solution raised on {case.id}: "
                                              f"{type(exc).__name__}: {str(exc)[:200]}"))
             continue
@@ -217,12 +218,13 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     torch.manual_seed(0)
     prepare_interpreter()
-    tasks = [load_task(p) for p in args.tasks] if args.tasks else list(load_suite(args.suite).values())
+    tasks = ([load_task(p) for p in args.tasks] if args.tasks
+             else list(load_suite(args.suite).values()))
     problems: list[Problem] = []
     for task in sorted(tasks, key=lambda t: t.id):
         try:
             found = check_task(task, args.all_shapes)
-        except Exception as exc:  # noqa: BLE001 - one broken task must not hide the others
+        except Exception as exc:
             found = [Problem(task.id, f"quality check crashed: {type(exc).__name__}: {exc}")]
         problems += found
         print(f"{task.id}: {'ok' if not found else f'{len(found)} problem(s)'}", flush=True)

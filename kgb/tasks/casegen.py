@@ -11,9 +11,10 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import sys
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import torch
 

@@ -5,19 +5,22 @@ Only the TOML is read here. inputs.py (make_inputs) is loaded by both workers; r
 
 from __future__ import annotations
 
-import sys
+import tomllib
 from pathlib import Path
 from typing import Any
 
 from kgb.errors import TaskError
 from kgb.tasks.cost_model import check_expression
-from kgb.tasks.model import (CATEGORIES, COMPARE_MODES, DTYPES, INPUT_MODES, SHAPE_TAGS,
-                             ShapeSpec, Task, Tolerance)
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
+from kgb.tasks.model import (
+    CATEGORIES,
+    COMPARE_MODES,
+    DTYPES,
+    INPUT_MODES,
+    SHAPE_TAGS,
+    ShapeSpec,
+    Task,
+    Tolerance,
+)
 
 REQUIRED = ("id", "category", "source", "level", "direction", "entry", "description",
             "signature", "dtypes", "shapes", "tolerance", "cost")

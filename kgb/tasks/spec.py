@@ -28,7 +28,8 @@ file, launched as kernel[grid](...). Host code may only allocate outputs, query 
 dtypes and make views; PyTorch compute on the host is rejected. Do not modify the inputs.
 
 dtypes: {', '.join(task.dtypes)}
-inputs: {', '.join(task.modes)} distributions (outlier: a few elements amplified by orders of magnitude)
+inputs: {', '.join(task.modes)} distributions (outlier: a few elements amplified by orders of
+magnitude, plus the task's own edge cases)
 shapes:
 {shapes}
 accepted when every element is within atol + rtol*|ref| AND ||out-ref||/||ref|| <= rel_l2:

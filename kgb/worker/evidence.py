@@ -5,6 +5,7 @@ something the candidate cannot touch (outputs judged on the trusted side, design
 from __future__ import annotations
 
 import os
+from typing import Any
 
 
 class LaunchCounter:
@@ -36,11 +37,11 @@ class LaunchCounter:
         for cls in classes:
             self._wrap(cls)
 
-    def _wrap(self, cls: type) -> None:
+    def _wrap(self, cls: Any) -> None:
         original = cls.run
         counter = self
 
-        def run(self, *args, grid, warmup, **kwargs):  # type: ignore[no-untyped-def]
+        def run(self, *args, grid, warmup, **kwargs):
             code = getattr(getattr(self, "fn", None), "__code__", None)
             if not warmup and code is not None and \
                     os.path.realpath(code.co_filename) == counter.kernel_path:

@@ -82,8 +82,8 @@ def keep_first_autotune_config() -> bool:
 
     original = Autotuner.prune_configs
 
-    def prune_configs(self, kwargs, *rest):  # type: ignore[no-untyped-def]
+    def prune_configs(self, kwargs, *rest):
         return original(self, kwargs, *rest)[:1]
 
-    Autotuner.prune_configs = prune_configs  # type: ignore[method-assign]
+    Autotuner.prune_configs = prune_configs
     return True

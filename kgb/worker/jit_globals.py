@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
-
 _ABSENT = object()
 
 
@@ -66,7 +65,7 @@ def _jit_python_function(value: Any):
     return value if seen and inspect.isfunction(value) else None
 
 
-def _free_loads(func: ast.FunctionDef) -> list[tuple[str, int]]:
+def _free_loads(func: ast.FunctionDef | ast.AsyncFunctionDef) -> list[tuple[str, int]]:
     """Names the body reads but never binds; argument defaults and annotations are left out,
     as Triton evaluates those outside the kernel's body."""
     bound = {a.arg for a in func.args.args + func.args.kwonlyargs + func.args.posonlyargs}
@@ -87,7 +86,8 @@ def _free_loads(func: ast.FunctionDef) -> list[tuple[str, int]]:
 def _defined_names(node: ast.AST) -> set[str]:
     if isinstance(node, (ast.Import, ast.ImportFrom)):
         return {(a.asname or a.name).split(".")[0] for a in node.names}
-    return {node.name}
+    name = getattr(node, "name", None)  # a def or class
+    return {name} if isinstance(name, str) else set()
 
 
 def _allowed(value: Any) -> bool:
@@ -98,7 +98,7 @@ def _allowed(value: Any) -> bool:
     try:
         from triton.runtime.jit import JITCallable
     except ImportError:  # older Triton
-        JITCallable = KernelInterface  # noqa: N806
+        JITCallable = KernelInterface
     module = getattr(value, "__module__", "") or ""
     return (isinstance(value, (ModuleType, JITCallable, KernelInterface, tl.dtype, tl.constexpr))
             or getattr(value, "__triton_builtin__", False)

@@ -10,9 +10,10 @@ only a log."""
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import torch
 
@@ -23,8 +24,14 @@ from kgb.worker import interpreter_fixes, timing
 from kgb.worker.errors import candidate_traceback, describe, error_kind
 from kgb.worker.evidence import LaunchCounter
 from kgb.worker.jit_globals import non_constexpr_globals
-from kgb.worker.outputs import (aliases, as_items, mutated, poison_allocator, save_outputs,
-                                type_names)
+from kgb.worker.outputs import (
+    aliases,
+    as_items,
+    mutated,
+    poison_allocator,
+    save_outputs,
+    type_names,
+)
 
 # Every module the worker uses is imported above, before `kgb.worker.__main__` takes the
 # worker's modules out of sys.modules: nothing below imports a worker module again.
@@ -56,7 +63,7 @@ def main(job_dir: Path) -> int:
     progress = _Progress()
     try:
         _run(spec, progress)
-    except BaseException as exc:  # noqa: BLE001 - anything the candidate raises is a fact
+    except BaseException as exc:
         progress.error, progress.error_kind = describe(exc, spec.kernel_path), P.ErrorKind.CRASH
         _keep_traceback(spec, progress, exc)
     write_json_atomic(Path(spec.out_dir) / P.RESULT_FILE, P.to_json(progress.result()))
@@ -78,7 +85,7 @@ def _run(spec: P.JobSpec, progress: _Progress) -> None:
     progress.stage = "import"
     try:
         candidate = load_module(Path(spec.kernel_path), "kgb_candidate")
-    except BaseException as exc:  # noqa: BLE001
+    except BaseException as exc:
         progress.error, progress.error_kind = describe(exc, spec.kernel_path), P.ErrorKind.COMPILE
         _keep_traceback(spec, progress, exc)
         return
@@ -131,7 +138,8 @@ class _CallRunner:
         inputs = call_inputs(self.task_inputs, case.dims, case.dtype, case.mode, case.layout,
                              spec.layout_inputs, spec.seed_input, spec.device, call.seed,
                              call.perturb_seed, call.seed_value)
-        base = dict(index=call_index, kind=call.kind, input_fingerprint=fingerprint(inputs))
+        base: dict[str, Any] = dict(index=call_index, kind=call.kind,
+                                    input_fingerprint=fingerprint(inputs))
         originals = [t.clone() if isinstance(t, torch.Tensor) else None for t in inputs]
         poison_allocator(inputs, spec.device)
         self.counter.reset(ghost=call.kind == P.CallKind.GHOST)
@@ -139,7 +147,7 @@ class _CallRunner:
         try:
             returned = self.entry(*inputs)
             self.sync()
-        except BaseException as exc:  # noqa: BLE001 - the candidate's failure is a fact
+        except BaseException as exc:
             self.counter.reset()
             _keep_traceback(spec, self.progress, exc)
             return P.CallRecord(status=P.CaseStatus.RAISED, error=describe(exc, spec.kernel_path),
@@ -149,8 +157,8 @@ class _CallRunner:
         self.counter.reset()
         items = as_items(returned)
         types = type_names(items)
-        evidence = dict(output_types=types, launches=launches, wall_s=wall_s,
-                        mutated_inputs=mutated(inputs, originals))
+        evidence: dict[str, Any] = dict(output_types=types, launches=launches, wall_s=wall_s,
+                                        mutated_inputs=mutated(inputs, originals))
         if any(t != P.PLAIN_TENSOR for t in types):
             return P.CallRecord(status=P.CaseStatus.RETURNED, **base, **evidence), inputs
         outputs = tuple(items)
@@ -158,7 +166,7 @@ class _CallRunner:
                                    str(o.device)) for o in outputs)
         try:
             save_outputs(outputs, Path(spec.out_dir) / P.output_file(case_index, call_index))
-        except Exception as exc:  # noqa: BLE001 - e.g. over the output cap
+        except Exception as exc:
             return P.CallRecord(status=P.CaseStatus.RAISED, error_kind=P.ErrorKind.RUNTIME,
                                 error=f"outputs could not be saved: {str(exc)[:300]}", **base,
                                 **evidence), inputs

@@ -40,7 +40,8 @@ def _span(t: torch.Tensor) -> tuple[int, int]:
     return storage.data_ptr(), storage.data_ptr() + storage.nbytes()
 
 
-def aliases(outputs: tuple[torch.Tensor, ...], inputs: tuple[Any, ...]) -> tuple[tuple[int, int], ...]:
+def aliases(outputs: tuple[torch.Tensor, ...],
+            inputs: tuple[Any, ...]) -> tuple[tuple[int, int], ...]:
     """(output index, input index) pairs whose storages overlap (threat 10)."""
     tensors = [t for t in inputs if isinstance(t, torch.Tensor)]
     found = []

@@ -4,7 +4,8 @@ kgb.bench's. The clocks are captured before the candidate is imported (threat 14
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from kgb import protocol as P
 

@@ -17,7 +17,7 @@ from kgb.anticheat.static import rules as R
 if TYPE_CHECKING:
     from kgb.tasks.model import Task
 
-__all__ = ["analyze", "analyze_file", "format_findings", "MAX_BYTES", "MAX_DEPTH"]
+__all__ = ["MAX_BYTES", "MAX_DEPTH", "analyze", "analyze_file", "format_findings"]
 
 # Beyond these the parsers themselves become the attack surface: libcst's native parser crashes
 # the process or runs for minutes on expressions nested a few thousand deep.
@@ -32,13 +32,13 @@ def analyze(source: str, filename: str, entry: str, forbid: tuple[str, ...] = ()
         return _analyze(source, filename, entry, tuple(forbid), category)
     except (RecursionError, MemoryError):
         return [Finding(R.UNPARSEABLE.id, "the file is too complex to analyse", filename, 1, 1)]
-    except Exception as exc:  # noqa: BLE001 - fail closed: an analyser bug must not pass a file
+    except Exception as exc:
         return [Finding(R.UNPARSEABLE.id, f"the analyser failed on this file "
                                           f"({type(exc).__name__}: {exc}); it cannot be trusted",
                         filename, 1, 1)]
 
 
-def analyze_file(path: str | Path, task: "Task | None" = None) -> list[Finding]:
+def analyze_file(path: str | Path, task: Task | None = None) -> list[Finding]:
     """`analyze` on a file, with the task's entry, forbid list and category (entry "run" and no
     task-specific forbids without a task)."""
     path = Path(path)

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from kgb.anticheat.static import (host_compute, imports, outputs, reachability, references,
-                                  state)
+from kgb.anticheat.static import host_compute, imports, outputs, reachability, references, state
 from kgb.anticheat.static.collect import collect
 from kgb.anticheat.static.context import Analysis, Hit
 from kgb.anticheat.static.tensors import TensorFacts
@@ -20,7 +19,7 @@ def run_checks(module: cst.Module, entry: str, forbid: tuple[str, ...],
     hits += imports.check(a)
     hits += host_compute.check(a, tensors)
     hits += state.check(a)
-    entry = reachability.entry_functions(a, [])
-    if entry:
-        hits += outputs.check(a, tensors, {f for f in entry if f not in a.kernel_code})
+    entry_funcs = reachability.entry_functions(a, [])
+    if entry_funcs:
+        hits += outputs.check(a, tensors, {f for f in entry_funcs if f not in a.kernel_code})
     return hits

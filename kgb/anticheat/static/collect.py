@@ -8,13 +8,29 @@ matters: a submission is linted before any GPU time is spent)."""
 from __future__ import annotations
 
 import dataclasses
-from typing import Callable
+from collections.abc import Callable
 
 import libcst as cst
 
-from kgb.anticheat.static.model import (AttrRef, Binding, CallSite, Func, ImportSite, ItemRef,
-                                        Klass, Launch, LoopSite, Marker, Model, NameRef,
-                                        Operator, ReturnSite, Scope, Site, Store)
+from kgb.anticheat.static.model import (
+    AttrRef,
+    Binding,
+    CallSite,
+    Func,
+    ImportSite,
+    ItemRef,
+    Klass,
+    Launch,
+    LoopSite,
+    Marker,
+    Model,
+    NameRef,
+    Operator,
+    ReturnSite,
+    Scope,
+    Site,
+    Store,
+)
 
 # Fields that only hold whitespace, punctuation or tokens the analysis never needs.
 _SKIP = frozenset({
@@ -94,7 +110,7 @@ class _Walker:
         self.model = Model(module=module)
         self.model.scopes.append(Scope(id=0, kind="module", parent=None, ref=None))
         self._main_blocks: list[tuple[cst.If, Site]] = []
-        self._handlers: dict[type, Callable[[cst.CSTNode, Site], None]] = {
+        self._handlers: dict[type, Callable[..., None]] = {
             cst.Module: self._module, cst.IndentedBlock: self._block,
             cst.SimpleStatementSuite: self._block, cst.FunctionDef: self._def,
             cst.Lambda: self._lambda, cst.ClassDef: self._class, cst.Assign: self._assign,
@@ -349,7 +365,7 @@ class _Walker:
         for alias in node.names:
             module = dotted(alias.name)
             if alias.asname is not None:
-                bound = alias.asname.name.value
+                bound = cst.ensure_type(alias.asname.name, cst.Name).value
                 scope.bind(bound, Binding("import", site.scope, node, qname=module))
             else:
                 top = module.split(".")[0]
@@ -365,7 +381,8 @@ class _Walker:
             return
         for alias in node.names:
             member = dotted(alias.name)
-            bound = alias.asname.name.value if alias.asname is not None else member
+            bound = (cst.ensure_type(alias.asname.name, cst.Name).value
+                     if alias.asname is not None else member)
             if relative:
                 scope.bind(bound, Binding("other", site.scope, node))
             else:

@@ -101,7 +101,7 @@ class Analysis:
                 func = self.model.funcs[owner]
                 if func.class_id is not None and func.params and \
                         store.base.value == func.params[0]:
-                    out[func.class_id].add(store.node.attr.value)
+                    out[func.class_id].add(cst.ensure_type(store.node, cst.Attribute).attr.value)
         return {k: frozenset(v) for k, v in out.items()}
 
     def self_class(self, node: cst.CSTNode, owner: int | None) -> int | None:

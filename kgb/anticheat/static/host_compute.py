@@ -27,12 +27,15 @@ def check(a: Analysis, tensors: TensorFacts) -> list[Hit]:
         node, site = op.node, op.site
         if a.in_kernel(site.owner):
             continue
-        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.MatrixMultiply) \
-                or isinstance(node, cst.AugAssign) and isinstance(node.operator,
-                                                                  cst.MatrixMultiplyAssign):
+        matmul = isinstance(node, cst.BinaryOperation) and \
+            isinstance(node.operator, cst.MatrixMultiply)
+        matmul_assign = isinstance(node, cst.AugAssign) and \
+            isinstance(node.operator, cst.MatrixMultiplyAssign)
+        if matmul or matmul_assign:
             hits.append(Hit(R.MATMUL_OPERATOR, node,
                             f"`{code(node)}` multiplies matrices with @ on the host"))
             continue
+        operands: tuple[cst.BaseExpression, ...]
         if isinstance(node, cst.BinaryOperation):
             operands = (node.left, node.right)
         elif isinstance(node, cst.UnaryOperation):
@@ -40,6 +43,7 @@ def check(a: Analysis, tensors: TensorFacts) -> list[Hit]:
         elif isinstance(node, cst.AugAssign):
             operands = (node.target, node.value)
         else:  # Comparison: `x is None`, `k in d` never compute on a tensor
+            node = cst.ensure_type(node, cst.Comparison)
             if all(isinstance(c.operator, _IDENTITY) for c in node.comparisons):
                 continue
             operands = (node.left,) + tuple(c.comparator for c in node.comparisons)

@@ -22,7 +22,7 @@ def check(a: Analysis, tensors: TensorFacts, roots: set[int]) -> list[Hit]:
         if not params:
             continue
 
-        def is_param(node, site) -> str | None:
+        def is_param(node, site, params=params, fid=fid) -> str | None:
             if isinstance(node, cst.Name) and node.value in params and any(
                     v[0] == "p" and v[1] == fid
                     for v in a.resolve.name(node.value, site.scope)):

@@ -8,6 +8,7 @@ Names are fully qualified after alias resolution (`F.relu` -> `torch.nn.function
 
 from __future__ import annotations
 
+from kgb.anticheat.registry import Rule
 from kgb.anticheat.static import rules as R
 from kgb.anticheat.static.tensor_methods import TENSOR_ATTRIBUTES
 
@@ -170,7 +171,7 @@ TENSOR_BUILTINS = frozenset({"abs", "sum", "max", "min", "pow", "round", "divmod
 _QUANT_MARKERS = ("quant", "_int_mm", "_scaled_mm", "int8pack", "int4pack", "fbgemm", "q_scale",
                   "q_zero_point", "q_per_channel", "int_repr", "torch.ao.")
 
-_TABLE: tuple[tuple[tuple[str, ...], object], ...] = (
+_TABLE: tuple[tuple[tuple[str, ...], Rule], ...] = (
     (("torch.Tensor._make_subclass", "torch.Tensor._make_wrapper_subclass",
       "torch.Tensor.as_subclass", "torch.Tensor.__torch_function__",
       "torch.Tensor.__torch_dispatch__", "torch._C._disabled_torch_function_impl",
@@ -234,7 +235,7 @@ _TABLE: tuple[tuple[tuple[str, ...], object], ...] = (
 # Longest matching prefix wins: os.fork (S121) before os (S170), torch._C._TensorMeta (S160)
 # before torch._C (S132), triton.runtime.driver.active.get_current_stream (S120) before
 # triton.runtime (S133).
-_BY_PREFIX: dict[str, object] = {}
+_BY_PREFIX: dict[str, Rule] = {}
 for _prefixes, _rule in _TABLE:
     for _prefix in _prefixes:
         _BY_PREFIX.setdefault(_prefix, _rule)
@@ -242,7 +243,7 @@ for _prefixes, _rule in _TABLE:
 _OS_FAMILIES = ("spawn", "exec", "posix_spawn", "wait", "sched_")
 
 
-def _table_rule(qname: str) -> object | None:
+def _table_rule(qname: str) -> Rule | None:
     parts = qname.split(".")
     for end in range(len(parts), 0, -1):
         rule = _BY_PREFIX.get(".".join(parts[:end]))
@@ -274,7 +275,7 @@ _PLAIN_NAMESPACES = ("triton.language.", "math.", "typing.", "typing_extensions.
                      "dataclasses.", "itertools.", "collections.", "enum.")
 
 
-def _through_reexport(qname: str, category: str | None) -> object | None:
+def _through_reexport(qname: str, category: str | None) -> Rule | None:
     parts = qname.split(".")
     plain = qname.startswith(_PLAIN_NAMESPACES)
     for i in range(1, len(parts)):
@@ -292,7 +293,7 @@ def _through_reexport(qname: str, category: str | None) -> object | None:
     return None
 
 
-def classify(qname: str, category: str | None) -> object | None:
+def classify(qname: str, category: str | None) -> Rule | None:
     """The rule a reference to `qname` breaks, or None when it is allowed."""
     if "." in qname:
         rule = _through_reexport(qname, category)
@@ -329,7 +330,7 @@ def triton_allowed(qname: str) -> bool:
         qname == "triton.language"
 
 
-def classify_import(module: str) -> object | None:
+def classify_import(module: str) -> Rule | None:
     """The rule an import of `module` (dotted) breaks, or None when it may be imported."""
     top = module.split(".", 1)[0]
     if top == "builtins":  # the module behind every builtin: only reason to import it is to patch
@@ -345,7 +346,7 @@ def classify_import(module: str) -> object | None:
     return classify(module, None) or R.IMPORT_NOT_ALLOWED
 
 
-def classify_attr(attr: str, category: str | None) -> object | None:
+def classify_attr(attr: str, category: str | None) -> Rule | None:
     """The rule an attribute `attr` breaks when its receiver may be a tensor (host code)."""
     if attr in BANNED_ATTRS:
         return R.INTROSPECTION

@@ -8,9 +8,14 @@ import libcst as cst
 
 from kgb.anticheat.static import rules as R
 from kgb.anticheat.static.context import Analysis, Hit
-from kgb.anticheat.static.policy import (DESCRIPTOR_METHODS_LOAD, DESCRIPTOR_METHODS_STORE,
-                                         KERNEL_LOAD_NAMES, KERNEL_RANDOM_NAMES,
-                                         KERNEL_STORE_NAMES, TL)
+from kgb.anticheat.static.policy import (
+    DESCRIPTOR_METHODS_LOAD,
+    DESCRIPTOR_METHODS_STORE,
+    KERNEL_LOAD_NAMES,
+    KERNEL_RANDOM_NAMES,
+    KERNEL_STORE_NAMES,
+    TL,
+)
 from kgb.anticheat.static.resolve import keyword, positional
 
 

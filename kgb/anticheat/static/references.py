@@ -11,9 +11,17 @@ import libcst as cst
 from kgb.anticheat.static import rules as R
 from kgb.anticheat.static.collect import dotted
 from kgb.anticheat.static.context import Analysis, Hit, short
-from kgb.anticheat.static.policy import (ATTR_BUILTINS, BANNED_ATTRS, BANNED_NAMES,
-                                         TENSOR_BUILTINS, TORCH_ALLOCATORS, TORCH_VIEWS,
-                                         classify, classify_attr, torch_allowed)
+from kgb.anticheat.static.policy import (
+    ATTR_BUILTINS,
+    BANNED_ATTRS,
+    BANNED_NAMES,
+    TENSOR_BUILTINS,
+    TORCH_ALLOCATORS,
+    TORCH_VIEWS,
+    classify,
+    classify_attr,
+    torch_allowed,
+)
 from kgb.anticheat.static.resolve import fold_string, positional
 
 NOUNS = {
@@ -44,22 +52,22 @@ def check(a: Analysis) -> list[Hit]:
             if v[0] == "q":
                 _judge(a, hits, v[1], node, node.value, id(node) in call_funcs, ref.site)
 
-    for ref in a.model.attrs:
-        node, site = ref.node, ref.site
-        attr = node.attr.value
+    for attr_ref in a.model.attrs:
+        anode, site = attr_ref.node, attr_ref.site
+        attr = anode.attr.value
         if attr in BANNED_ATTRS:
-            hits.append(Hit(R.INTROSPECTION, node,
+            hits.append(Hit(R.INTROSPECTION, anode,
                             f"`.{attr}` reaches into the interpreter's internals"))
             continue
-        base = a.resolve.expr(node.value, site.scope)
+        base = a.resolve.expr(anode.value, site.scope)
         if any(v[0] == "q" for v in base):
-            if ref.leaf:
-                spelled = dotted(node) or a.model.module.code_for_node(node)
-                for v in a.resolve.expr(node, site.scope):
+            if attr_ref.leaf:
+                spelled = dotted(anode) or a.model.module.code_for_node(anode)
+                for v in a.resolve.expr(anode, site.scope):
                     if v[0] == "q":
-                        _judge(a, hits, v[1], node, spelled, id(node) in call_funcs, site)
+                        _judge(a, hits, v[1], anode, spelled, id(anode) in call_funcs, site)
             continue
-        _judge_attr(a, hits, node, attr, node.value, site)
+        _judge_attr(a, hits, anode, attr, anode.value, site)
 
     for call in a.model.calls:
         _judge_call(a, hits, call.node, call.site)

@@ -18,13 +18,14 @@ plain spelling. Values are small tuples (cheap, hashable):
 from __future__ import annotations
 
 import builtins
+from typing import Any
 
 import libcst as cst
 
 from kgb.anticheat.static.model import Binding, Model
 from kgb.anticheat.static.policy import CONTAINER_FACTORIES, PASSTHROUGH_CALLS, TRITON_WRAPPERS
 
-Value = tuple
+Value = tuple[Any, ...]  # (kind, ...): heterogeneous by design
 UNKNOWN: frozenset = frozenset({("u",)})
 BUILTIN_NAMES = frozenset(dir(builtins))
 _DISPLAYS = (cst.Dict, cst.List, cst.Tuple, cst.Set)
@@ -38,7 +39,7 @@ def fold_string(node: cst.CSTNode | None) -> tuple[str, bool] | None:
     if isinstance(node, cst.SimpleString):
         try:
             value = node.evaluated_value
-        except Exception:  # noqa: BLE001 - odd prefixes: treat as not a literal
+        except Exception:
             return None
         return (value, False) if isinstance(value, str) else None
     if isinstance(node, cst.ConcatenatedString):
@@ -48,8 +49,9 @@ def fold_string(node: cst.CSTNode | None) -> tuple[str, bool] | None:
         left, right = fold_string(node.left), fold_string(node.right)
         return (left[0] + right[0], True) if left and right else None
     if isinstance(node, cst.FormattedString):
-        if all(isinstance(p, cst.FormattedStringText) for p in node.parts):
-            return "".join(p.value for p in node.parts), True
+        texts = [p for p in node.parts if isinstance(p, cst.FormattedStringText)]
+        if len(texts) == len(node.parts):
+            return "".join(p.value for p in texts), True
     return None
 
 
@@ -126,6 +128,7 @@ class Resolver:
         if key in self._active:  # x = x.contiguous(): the cycle adds nothing new
             return UNKNOWN
         self._active.add(key)
+        out: frozenset[Value]
         try:
             if b.kind == "import":
                 out = frozenset({("q", b.qname)})

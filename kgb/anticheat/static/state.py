@@ -12,8 +12,12 @@ import libcst as cst
 from kgb.anticheat.static import rules as R
 from kgb.anticheat.static.context import Analysis, Hit, short
 from kgb.anticheat.static.model import Site
-from kgb.anticheat.static.policy import (CONTAINER_FACTORIES, MEMOIZERS, MUTATING_METHODS,
-                                         TORCH_ALLOCATORS)
+from kgb.anticheat.static.policy import (
+    CONTAINER_FACTORIES,
+    MEMOIZERS,
+    MUTATING_METHODS,
+    TORCH_ALLOCATORS,
+)
 from kgb.anticheat.static.reachability import reachable
 from kgb.anticheat.static.resolve import fold_string, positional
 
@@ -110,7 +114,7 @@ def _outer_state(a: Analysis, base: cst.BaseExpression, site: Site,
         if isinstance(root, cst.Attribute):
             chain.append(root.attr.value)
         root = root.value
-    if not isinstance(root, cst.Name):
+    if not isinstance(root, cst.Name) or site.owner is None:
         return ""
     func = a.model.funcs[site.owner]
     klass = a.self_class(root, site.owner)

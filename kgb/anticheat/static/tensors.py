@@ -13,9 +13,15 @@ import libcst as cst
 
 from kgb.anticheat.static import rules as R
 from kgb.anticheat.static.context import Analysis
-from kgb.anticheat.static.policy import (TENSOR_EVIDENCE_ATTRS, TENSOR_PRODUCING_METHODS, TL,
-                                         TORCH_ALLOCATORS, TORCH_VIEWS, classify_attr,
-                                         torch_allowed)
+from kgb.anticheat.static.policy import (
+    TENSOR_EVIDENCE_ATTRS,
+    TENSOR_PRODUCING_METHODS,
+    TL,
+    TORCH_ALLOCATORS,
+    TORCH_VIEWS,
+    classify_attr,
+    torch_allowed,
+)
 from kgb.anticheat.static.resolve import positional
 
 _NOT_TENSOR_VALUES = frozenset({"q", "c", "i", "k", "s", "f"})
@@ -69,7 +75,8 @@ class TensorFacts:
         if isinstance(node, (cst.ListComp, cst.GeneratorExp, cst.SetComp)):
             return self.is_tensor(node.elt, owner, scope)
         key = (owner, node.value) if isinstance(node, cst.Name) else None
-        if key is not None and owner is not None and key not in self._holding:
+        if isinstance(node, cst.Name) and key is not None and owner is not None \
+                and key not in self._holding:
             bindings = self.a.model.scopes[self.a.model.funcs[owner].scope].bindings
             self._holding.add(key)  # xs = [xs[0]] must not recurse forever
             try:
@@ -90,10 +97,9 @@ class TensorFacts:
                 if q in TORCH_ALLOCATORS or q in TORCH_VIEWS or (
                         q.startswith("torch.") and not torch_allowed(q)):
                     return True
-            elif v[0] == "f" and v[1] in self._returns:
-                return True
-            elif v[0] == "i" and any(f in self._returns for f in a.methods(v[1])
-                                     if a.model.funcs[f].name == "__call__"):
+            elif (v[0] == "f" and v[1] in self._returns) or (v[0] == "i" and any(
+                    f in self._returns for f in a.methods(v[1])
+                    if a.model.funcs[f].name == "__call__")):
                 return True
         func = node.func
         if isinstance(func, cst.Attribute) and not any(v[0] == "q" for v in values):
@@ -163,7 +169,7 @@ class TensorFacts:
                                         scope.bindings)
         for call in a.by_owner["calls"].get(fid, ()):
             for callee in a.funcs_of(a.resolve.expr(call.node.func, call.site.scope)):
-                if callee in self._names and self._names[callee]:
+                if self._names.get(callee):
                     found |= self._args_for(call.node, callee, self._names[callee], scope.bindings)
         return found - self._names[fid]
 
@@ -217,7 +223,7 @@ class TensorFacts:
             params = set(a.model.funcs[kid].params)
             found: set[str] = set()
             for call in a.by_owner["calls"].get(kid, ()):
-                if not any(q.startswith(TL) and q.rsplit(".", 1)[1] in _POINTER_OPS
+                if not any((q.startswith(TL) and q.rsplit(".", 1)[1] in _POINTER_OPS)
                            or q.startswith(TL + "atomic_")
                            for q in a.resolve.qnames(call.node.func, call.site.scope)):
                     continue
