@@ -18,7 +18,7 @@ def run_checks(module: cst.Module, entry: str, forbid: tuple[str, ...],
     hits += references.check(a)
     hits += imports.check(a)
     hits += host_compute.check(a, tensors)
-    hits += state.check(a)
+    hits += state.check(a, tensors)
     entry_funcs = reachability.entry_functions(a, [])
     if entry_funcs:
         hits += outputs.check(a, tensors, {f for f in entry_funcs if f not in a.kernel_code})

@@ -290,7 +290,7 @@ class _Walker:
             self._name(target, site)  # `x += y` reads x too
             self._bind(site, target.value, Binding("other", site.scope, node))
         else:
-            self._store(target, "aug", site)
+            self._store(target, "aug", site, node.value)
 
     def _del(self, node: cst.Del, site: Site) -> None:
         targets = [e.value for e in node.target.elements] \
@@ -299,9 +299,10 @@ class _Walker:
             if isinstance(target, (cst.Attribute, cst.Subscript)):
                 self._store(target, "del", site)
 
-    def _store(self, target, op: str, site: Site) -> None:
+    def _store(self, target, op: str, site: Site,
+               value: cst.BaseExpression | None = None) -> None:
         kind = "attr" if isinstance(target, cst.Attribute) else "item"
-        self.model.stores.append(Store(target, kind, op, target.value, site))
+        self.model.stores.append(Store(target, kind, op, target.value, site, value))
         self.walk(target.value, site)
         if isinstance(target, cst.Subscript):
             for element in target.slice:
@@ -323,7 +324,7 @@ class _Walker:
         elif isinstance(target, cst.StarredElement):
             self._target(target.value, None, site)
         elif isinstance(target, (cst.Attribute, cst.Subscript)):
-            self._store(target, "set", site)
+            self._store(target, "set", site, value)
 
     def _for(self, node: cst.For, site: Site) -> None:
         self.model.loops.append(LoopSite(node.iter, site))

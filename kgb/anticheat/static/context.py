@@ -14,6 +14,8 @@ from kgb.anticheat.static.model import Func, Model
 from kgb.anticheat.static.policy import TRITON_JIT
 from kgb.anticheat.static.resolve import Resolver, positional
 
+_CONSTRUCTORS = frozenset({"__init__", "__new__", "__post_init__", "__init_subclass__"})
+
 
 def short(text: str, limit: int = 60) -> str:
     """Source text for a message: one line, at most `limit` characters."""
@@ -105,13 +107,43 @@ class Analysis:
         return {k: frozenset(v) for k, v in out.items()}
 
     def self_class(self, node: cst.CSTNode, owner: int | None) -> int | None:
-        """The class id when `node` is the `self` (first parameter) of a method of this file."""
+        """The class id when `node` is the `self` (first parameter) of a method of this file
+        and must be an instance of it: not in a staticmethod (its first parameter is anything,
+        e.g. autograd's ctx), not in a class whose plain methods are read through the class
+        (`Cls.method(x)` passes any object as self)."""
         if owner is None or not isinstance(node, cst.Name):
             return None
         func = self.model.funcs[owner]
-        if func.class_id is not None and func.params and node.value == func.params[0]:
+        if func.class_id is not None and func.params and node.value == func.params[0] and \
+                func.id not in self.static_methods and func.class_id not in self.unbound_classes:
             return func.class_id
         return None
+
+    @cached_property
+    def static_methods(self) -> frozenset[int]:
+        out = set()
+        for func in self.model.funcs:
+            for deco in func.decorators:
+                if "builtins.staticmethod" in self.resolve.qnames(deco, func.outer):
+                    out.add(func.id)
+        return frozenset(out)
+
+    @cached_property
+    def unbound_classes(self) -> frozenset[int]:
+        """Classes whose instance methods are read through the class object, so their `self`
+        may be any object (the constructors' explicit super calls, Base.__init__(self), are
+        the usual exception and are left alone)."""
+        plain: dict[int, set[str]] = {}
+        for func in self.model.funcs:
+            if func.class_id is not None and func.id not in self.static_methods and \
+                    func.name not in _CONSTRUCTORS:
+                plain.setdefault(func.class_id, set()).add(func.name)
+        out = set()
+        for ref in self.model.attrs:
+            for v in self.resolve.expr(ref.node.value, ref.site.scope):
+                if v[0] == "c" and ref.node.attr.value in plain.get(v[1], ()):
+                    out.add(v[1])
+        return frozenset(out)
 
     def methods(self, class_id: int) -> list[int]:
         return [f.id for f in self.model.funcs if f.class_id == class_id]

@@ -101,6 +101,8 @@ class Store:
     op: str  # set | del | aug
     base: cst.BaseExpression  # what is written into
     site: Site
+    value: cst.BaseExpression | None = None  # what is written (None: del, unpacking, for)
+    value: cst.BaseExpression | None = None  # what is written (None: del, unpacking, for)
 
 
 @dataclass(frozen=True, slots=True)

@@ -51,7 +51,13 @@ TORCH_GLUE = TORCH_ALLOCATORS | TORCH_VIEWS | frozenset(
         "cuda", "nn", "nn.Module", "nn.Parameter",
         "cuda.get_device_properties", "cuda.current_device", "cuda.device_count",
         "cuda.is_available", "cuda.get_device_capability", "cuda.get_device_name",
-        "cuda.device", "cuda.OutOfMemoryError")])
+        "cuda.device", "cuda.device_of", "cuda.OutOfMemoryError",
+        # Wrapping a kernel in an autograd.Function (Liger-Kernel) or registering it as a
+        # custom op (torch.library.triton_op, launched through wrap_triton) is packaging, not
+        # compute; the wrapped code is judged like any other host code.
+        "autograd", "autograd.Function", "autograd.function", "autograd.function.FunctionCtx",
+        "autograd.function.once_differentiable", "library.triton_op", "library.wrap_triton",
+        "_library.triton.wrap_triton")])
 # Prefixes whose attributes are plain data (dtype.itemsize, torch.version.cuda ...).
 TORCH_GLUE_PREFIXES = tuple(f"torch.{d}." for d in _DTYPES) + (
     "torch.version.", "torch.types.", "torch.Size.", "torch.finfo.", "torch.iinfo.")
@@ -102,7 +108,8 @@ TENSOR_GLUE_ATTRS = frozenset({
     "squeeze", "expand", "expand_as", "t", "movedim", "moveaxis", "swapaxes", "swapdims",
     "narrow", "select", "unbind", "split", "chunk", "tensor_split", "as_strided", "unfold",
     "diagonal", "detach", "new_empty", "new_zeros", "new_ones", "new_full", "new_empty_strided",
-    "clone", "copy_", "zero_", "fill_", "values", "indices", "index", "__getitem__", "__len__",
+    "clone", "copy_", "zero_", "fill_", "broadcast_to", "values", "indices", "index",
+    "__getitem__", "__len__",
     "__iter__", "__init__", "__new__", "__repr__", "__str__", "__format__", "__hash__",
     "__sizeof__", "__doc__", "__module__", "__weakref__", "__dir__", "__annotations__",
 })
@@ -112,7 +119,17 @@ TENSOR_PRODUCING_METHODS = frozenset({
     "transpose", "permute", "unsqueeze", "squeeze", "expand", "expand_as", "t", "movedim",
     "moveaxis", "swapaxes", "swapdims", "narrow", "select", "as_strided", "unfold", "diagonal",
     "detach", "new_empty", "new_zeros", "new_ones", "new_full", "new_empty_strided", "clone",
-    "zero_", "fill_", "copy_"})
+    "zero_", "fill_", "copy_", "broadcast_to"})
+# Attributes whose value is never a tensor: `x.device.type`, `x.dtype.itemsize` are not compute.
+NON_TENSOR_ATTRS = frozenset({"device", "dtype", "shape", "layout", "ndim", "itemsize",
+                              "nbytes", "is_cuda", "is_cpu", "requires_grad"})
+# Module-valued attributes of standard modules (`dataclasses.sys`, `enum.bltns`): through an
+# object of unknown origin (a parameter) they still reach the module.
+MODULE_ATTRS = frozenset({"sys", "_sys", "os", "builtins", "bltns", "inspect", "_thread",
+                          "threading", "importlib", "gc", "ctypes", "subprocess", "signal",
+                          "socket", "pickle", "marshal", "shutil", "_C", "knobs"})
+# Attributes of a kernel object that hand out its body as plain Python (kernel.fn(...)).
+KERNEL_PYTHON_ATTRS = frozenset({"fn"})
 # The subset that can alias the receiver (used to see `return x.view(...)`).
 ALIASING_METHODS = TENSOR_PRODUCING_METHODS - {
     "new_empty", "new_zeros", "new_ones", "new_full", "new_empty_strided", "clone"}
@@ -144,7 +161,8 @@ MEMOIZERS = frozenset({"functools.cache", "functools.lru_cache", "functools.cach
 PASSTHROUGH_CALLS = frozenset({"functools.partial", "functools.cache", "functools.lru_cache",
                                "functools.wraps", "functools.update_wrapper",
                                "builtins.staticmethod", "builtins.classmethod",
-                               "builtins.property"})
+                               "builtins.property", "torch.library.wrap_triton",
+                               "torch._library.triton.wrap_triton"})
 
 # Dunder and frame attributes that expose the interpreter's insides.
 BANNED_ATTRS = frozenset({
@@ -304,6 +322,8 @@ def classify(qname: str, category: str | None) -> Rule | None:
         return R.QUANTIZATION_API
     if qname.startswith("os.") and qname[3:].startswith(_OS_FAMILIES):
         return R.CONCURRENCY
+    if qname in TORCH_GLUE:
+        return None  # named exceptions inside a banned family (torch.library.triton_op)
     rule = _table_rule(qname)
     if rule is R.TRITON_INTERNALS and triton_allowed(qname):
         return None
@@ -330,11 +350,16 @@ def triton_allowed(qname: str) -> bool:
         qname == "triton.language"
 
 
+ALLOWED_MODULE_IMPORTS = frozenset({"torch.library"})
+
+
 def classify_import(module: str) -> Rule | None:
     """The rule an import of `module` (dotted) breaks, or None when it may be imported."""
     top = module.split(".", 1)[0]
     if top == "builtins":  # the module behind every builtin: only reason to import it is to patch
         return R.INTROSPECTION
+    if module in ALLOWED_MODULE_IMPORTS:
+        return None  # only some of its names are allowed: their uses are judged one by one
     if top in ("torch", "triton"):
         rule = classify(module, None)
         # Importing a torch submodule is fine (its uses are judged); dangerous ones are not.

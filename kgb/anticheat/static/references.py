@@ -15,6 +15,10 @@ from kgb.anticheat.static.policy import (
     ATTR_BUILTINS,
     BANNED_ATTRS,
     BANNED_NAMES,
+    CONTAINER_FACTORIES,
+    KERNEL_PYTHON_ATTRS,
+    MODULE_ATTRS,
+    NON_TENSOR_ATTRS,
     TENSOR_BUILTINS,
     TORCH_ALLOCATORS,
     TORCH_VIEWS,
@@ -66,7 +70,8 @@ def check(a: Analysis) -> list[Hit]:
                 for v in a.resolve.expr(anode, site.scope):
                     if v[0] == "q":
                         _judge(a, hits, v[1], anode, spelled, id(anode) in call_funcs, site)
-            continue
+            if all(v[0] == "q" for v in base):
+                continue  # surely a module path; a parameter defaulting to a module is not
         _judge_attr(a, hits, anode, attr, anode.value, site)
 
     for call in a.model.calls:
@@ -125,7 +130,10 @@ def _judge(a: Analysis, hits: list[Hit], qname: str, node: cst.CSTNode, spelled:
 
 def _maybe_tensor(a: Analysis, receiver: cst.CSTNode, attr: str, site) -> bool:
     """Could `receiver` be a tensor? Modules, classes and instances of this file, containers,
-    literals and results of non-tensor glue (torch.finfo, triton.Config ...) cannot."""
+    literals, results of non-tensor glue (torch.finfo, triton.Config ...) and attributes that
+    are never tensors (`x.device`, `x.dtype`) cannot."""
+    if isinstance(receiver, cst.Attribute) and receiver.attr.value in NON_TENSOR_ATTRS:
+        return False
     klass = a.self_class(receiver, site.owner)
     if klass is not None and attr in a.members.get(klass, ()):
         return False
@@ -143,21 +151,45 @@ def _maybe_tensor(a: Analysis, receiver: cst.CSTNode, attr: str, site) -> bool:
     return False
 
 
+def _unknown_object(a: Analysis, receiver: cst.CSTNode, attr: str, site) -> bool:
+    """Could `receiver` be any object at all (a parameter, a call's result, an unknown)?"""
+    klass = a.self_class(receiver, site.owner)
+    if klass is not None and attr in a.members.get(klass, ()):
+        return False
+    return any(v[0] in ("u", "p", "r") or (v[0] == "o" and v[1] not in CONTAINER_FACTORIES)
+               for v in a.resolve.expr(receiver, site.scope))
+
+
 def _judge_attr(a: Analysis, hits: list[Hit], node: cst.CSTNode, attr: str,
                 receiver: cst.CSTNode, site) -> None:
     if a.in_kernel(site.owner):
         return  # Triton tensors have their own methods (x.to(), x.sum() ...): kernel language
+    spelled = short(a.model.module.code_for_node(receiver), 40)
+    if attr in MODULE_ATTRS and _unknown_object(a, receiver, attr, site):
+        hits.append(Hit(R.INTROSPECTION, node, f"`{spelled}.{attr}` may reach the {attr} module "
+                                               f"through an object of unknown origin"))
+    if attr in KERNEL_PYTHON_ATTRS and (_unknown_object(a, receiver, attr, site) or any(
+            v[0] == "f" and v[1] in a.jit for v in a.resolve.expr(receiver, site.scope))):
+        hits.append(Hit(R.KERNEL_AS_PYTHON, node,
+                        f"`{spelled}.{attr}` is a kernel's body as plain Python: run on the "
+                        f"host it computes with PyTorch, not Triton"))
     entry = forbidden_by_task(a, None, attr)
     if entry is not None and _maybe_tensor(a, receiver, attr, site):
         hits.append(Hit(R.TASK_FORBIDDEN, node,
                         f"`.{attr}` is forbidden by this task (forbid: {entry!r})"))
     rule = classify_attr(attr, a.category)
     if rule is not None and _maybe_tensor(a, receiver, attr, site):
-        spelled = short(a.model.module.code_for_node(receiver), 40)
         hits.append(Hit(rule, node, f"`{spelled}.{attr}` is {NOUNS[rule.id]} on the host"))
 
 
 def _judge_call(a: Analysis, hits: list[Hit], call: cst.Call, site) -> None:
+    if not a.in_kernel(site.owner) and not isinstance(call.func, cst.Subscript):
+        kernels = {v[1] for v in a.resolve.expr(call.func, site.scope) if v[0] == "f"} & a.jit
+        if kernels:
+            name = a.model.funcs[min(kernels)].name
+            hits.append(Hit(R.KERNEL_AS_PYTHON, call,
+                            f"`{name}(...)` calls a @triton.jit function without [grid]: its "
+                            f"body runs as plain Python on host tensors"))
     qnames = a.resolve.qnames(call.func, site.scope)
     if qnames & ATTR_BUILTINS:
         which = sorted(qnames & ATTR_BUILTINS)[0][len("builtins."):]

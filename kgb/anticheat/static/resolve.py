@@ -206,6 +206,8 @@ class Resolver:
             kind = v[0]
             if kind == "q":
                 out.add(("q", f"{v[1]}.{attr}"))
+            elif kind == "f" and attr == "warmup":
+                out.add(("w", v[1]))  # kernel.warmup(...) returns the compiled kernel
             elif kind in ("c", "i"):
                 klass = self.model.classes[v[1]]
                 members = self.model.scopes[klass.scope].bindings.get(attr)
@@ -241,6 +243,8 @@ class Resolver:
                 out.add(("i", v[1]))
             elif kind == "f":
                 out.add(("r", v[1]))
+            elif kind == "w":
+                out.add(("f", v[1]))  # compiled[grid](...) launches the kernel it came from
             else:
                 out.add(("u",))
         return out or {("u",)}

@@ -35,6 +35,11 @@ KERNEL_NEVER_LOADS = declare(Rule(
     "No launched kernel reads memory or draws random numbers, so the output cannot depend on the "
     "inputs.",
     "Read the inputs inside the kernel with tl.load (or a descriptor/block-pointer load)."))
+KERNEL_AS_PYTHON = declare(Rule(
+    "S106", 1, "kernel-run-as-python", (1, 2),
+    "A @triton.jit function is run as plain Python on the host (called without [grid], or its "
+    "body reached through `.fn`), where its code computes with PyTorch, not Triton.",
+    "Launch kernels only as kernel[grid](...); never call them or their `.fn` directly."))
 TORCH_COMPUTE = declare(Rule(
     "S110", 1, "torch-compute", (1, 3, 18),
     "Host code uses PyTorch compute (torch.* functions, torch.nn, F.*, torch.ops.*, linalg/fft/"

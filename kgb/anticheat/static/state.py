@@ -1,9 +1,16 @@
 """S140 monkeypatching, S150 state that outlives a call, S160 tensor subclasses.
 
 Writes are judged by what they write into: a module or imported object (patching: S140), a
-Triton kernel object (S140), module/class-level objects or a factory's closure written from a
+Triton kernel object (S140), the result of a call the file does not construct (S140 for an
+attribute, S150 for an item), module/class-level objects or a factory's closure written from a
 function (a cache or a call counter: S150), objects the file did not create (S150). Objects the
-file builds inside the call, `self` in __init__ and module-level setup code are fine."""
+file builds inside the call, `self` in __init__ and module-level setup code are fine.
+
+A cache of launch configurations keyed by shape, dtype or device is what real libraries write
+and is honest (design.md, layer 1): an item written into outer state passes when neither its
+key nor its value holds a tensor, a pointer or a value read off a tensor, and the write does
+not read the container it writes (a counter). Where this cannot tell, the anti-caching calls of
+layer 2 decide."""
 
 from __future__ import annotations
 
@@ -20,6 +27,7 @@ from kgb.anticheat.static.policy import (
 )
 from kgb.anticheat.static.reachability import reachable
 from kgb.anticheat.static.resolve import fold_string, positional
+from kgb.anticheat.static.tensors import TensorFacts
 
 INIT_METHODS = frozenset({"__init__", "__post_init__", "__new__", "__init_subclass__",
                           "__set_name__", "__enter__"})
@@ -31,12 +39,15 @@ SUBCLASS_BASES = frozenset({
 _MUTABLE_DISPLAYS = (cst.List, cst.Dict, cst.Set, cst.ListComp, cst.DictComp, cst.SetComp)
 
 
-def check(a: Analysis) -> list[Hit]:
+def check(a: Analysis, tensors: TensorFacts) -> list[Hit]:
     hits: list[Hit] = []
     code = a.model.module.code_for_node
     persistent = _persistent_factories(a)
 
     for store in a.model.stores:
+        if store.kind == "item" and store.op == "set" and _plain_cache_entry(
+                a, tensors, store.base, (store.node, store.value), store.site):
+            continue
         _judge_write(a, hits, store.node, store.kind, store.base, store.site, persistent)
     for call in a.model.calls:
         node, site = call.node, call.site
@@ -48,6 +59,9 @@ def check(a: Analysis) -> list[Hit]:
         func = node.func
         if isinstance(func, cst.Attribute) and func.attr.value in MUTATING_METHODS and \
                 site.owner is not None:
+            if func.attr.value in _CACHE_METHODS and _plain_cache_entry(
+                    a, tensors, func.value, tuple(arg.value for arg in node.args), site):
+                continue
             why = _outer_state(a, func.value, site, persistent)
             if why:
                 hits.append(Hit(R.MUTABLE_STATE, node,
@@ -73,6 +87,16 @@ def _judge_write(a: Analysis, hits: list[Hit], node: cst.CSTNode, kind: str,
     def text() -> str:  # source text only for a hit: printing code is not free
         return short(a.model.module.code_for_node(node))
 
+    root = _root(base)
+    if isinstance(root, cst.Call) and not _fresh(a, root, site):
+        if kind == "attr":
+            hits.append(Hit(R.MONKEYPATCH, node, f"`{text()}` modifies the result of a call, an "
+                                                 f"object this file did not create"))
+        elif site.owner is not None:
+            hits.append(Hit(R.MUTABLE_STATE, node, f"`{text()}` writes into the result of a "
+                                                   f"call from inside a function (state that "
+                                                   f"can outlive the call)"))
+        return
     values = a.resolve.expr(base, site.scope)
     imported = sorted(v[1] for v in values if v[0] == "q")
     if imported:
@@ -95,6 +119,8 @@ def _judge_write(a: Analysis, hits: list[Hit], node: cst.CSTNode, kind: str,
         return
     if a.self_class(base, site.owner) is not None:
         return  # `self.x = ...` in __init__: building the object is what __init__ is for
+    if kind == "attr" and _autograd_ctx(a, base, site.owner):
+        return  # ctx.saved = ...: autograd's per-call context object
     if kind == "attr" and isinstance(base, cst.Name):
         local_objects = {"i", "k", "c"}
         if values and all(v[0] in local_objects for v in values):
@@ -102,6 +128,75 @@ def _judge_write(a: Analysis, hits: list[Hit], node: cst.CSTNode, kind: str,
         hits.append(Hit(R.MUTABLE_STATE, node,
                         f"`{text()}` writes an attribute on `{base.value}`, an object this file "
                         f"did not create (state that can outlive the call)"))
+
+
+AUTOGRAD_FUNCTION = frozenset({"torch.autograd.Function", "torch.autograd.function.Function"})
+
+
+def _autograd_ctx(a: Analysis, base: cst.BaseExpression, owner: int | None) -> bool:
+    """Is `base` the ctx of a torch.autograd.Function's forward/backward/setup_context?"""
+    if owner is None or not isinstance(base, cst.Name):
+        return False
+    func = a.model.funcs[owner]
+    if func.class_id is None or not func.params or base.value != func.params[0] or \
+            func.id not in a.static_methods:
+        return False
+    klass = a.model.classes[func.class_id]
+    return any(a.resolve.qnames(b, klass.outer) & AUTOGRAD_FUNCTION for b in klass.bases)
+
+
+def _root(node: cst.BaseExpression) -> cst.BaseExpression:
+    while isinstance(node, (cst.Attribute, cst.Subscript)):
+        node = node.value
+    return node
+
+
+def _fresh(a: Analysis, call: cst.Call, site: Site) -> bool:
+    """Does the call build a new object (a class of this file, a container, an allocation)?"""
+    values = a.resolve.expr(call, site.scope)
+    return bool(values) and all(
+        v[0] in ("i", "k") or (v[0] == "o" and (v[1] in CONTAINER_FACTORIES or
+                                                 v[1] in TORCH_ALLOCATORS)) for v in values)
+
+
+# Reads that turn a tensor's address or values into a Python value: a key built from them
+# replays answers by pointer or by sampled values (threats 8, 29).
+_POINTER_OR_VALUE_READS = frozenset({"data_ptr", "item", "tolist", "untyped_storage", "storage",
+                                     "numpy", "__array__", "__dlpack__", "storage_offset"})
+_CACHE_METHODS = frozenset({"setdefault", "update", "__setitem__"})
+
+
+def _plain_cache_entry(a: Analysis, tensors: TensorFacts, container: cst.BaseExpression,
+                       parts: tuple, site: Site) -> bool:
+    """True for a launch-configuration cache entry: the pieces written (key, value, method
+    arguments) hold no tensor, no pointer and no value read off a tensor, and do not read the
+    container being written (which would make it a counter)."""
+    root = _root(container)
+    root_name = root.value if isinstance(root, cst.Name) else None
+    for part in parts:
+        if part is None:
+            return False
+        for node in _walk(part):
+            if tensors.is_tensor(node, site.owner, site.scope) or \
+                    tensors.holds_tensors(node, site.owner, site.scope):
+                return False
+            if isinstance(node, cst.Attribute) and node.attr.value in _POINTER_OR_VALUE_READS:
+                return False
+            if isinstance(node, cst.Call) and a.resolve.qnames(node.func, site.scope) & {
+                    "builtins.id", "builtins.hash"}:
+                return False
+            if root_name is not None and isinstance(node, cst.Name) and node.value == root_name \
+                    and node is not root:
+                return False
+    return True
+
+
+def _walk(node: cst.CSTNode):
+    todo = [node]
+    while todo:
+        current = todo.pop()
+        yield current
+        todo.extend(current.children)
 
 
 def _outer_state(a: Analysis, base: cst.BaseExpression, site: Site,
