@@ -102,7 +102,6 @@ class Store:
     base: cst.BaseExpression  # what is written into
     site: Site
     value: cst.BaseExpression | None = None  # what is written (None: del, unpacking, for)
-    value: cst.BaseExpression | None = None  # what is written (None: del, unpacking, for)
 
 
 @dataclass(frozen=True, slots=True)
