@@ -145,9 +145,9 @@ def cost(tokens: Path, pricing: Path | None, report: Path | None, manifest: Path
     if as_json or as_csv:
         click.echo(render.to_json(section) if as_json else render.to_csv(section), nl=as_json)
     else:
-        from rich.console import Console
+        from kgb.report.plain import console
 
-        Console().print(render.terminal(section))
+        console(min_width=160).print(render.terminal(section))
 
 
 @cli.group()

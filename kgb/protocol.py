@@ -36,6 +36,14 @@ TRACEBACK_FILE = "traceback.txt"  # the candidate's frames of the first error, i
 OUTPUT_KEY = "out{}"  # safetensors key of the i-th returned tensor
 PLAIN_TENSOR = "torch.Tensor"  # the only output type kgb accepts (exactly; no subclass)
 
+# The CPU interpreter's repairs the worker reports applying (kgb.worker.interpreter_fixes).
+BF16_DOT_FIX = "bf16-dot-upcast"
+BF16_ROUNDING_FIX = "bf16-round-to-nearest"
+FLOAT_ARGS_FIX = "float-args-fp32"
+LIBDEVICE_FIX = "libdevice-via-torch"
+BOOL_OPS_FIX = "bool-ops-elementwise"
+LIMITATIONS_NAMED = "limitations-named"
+
 RESULT_MAX_BYTES = 16 << 20
 JUDGE_MAX_BYTES = 64 << 20
 TEXT_MAX_CHARS = 4000  # any message the worker writes is cut to this on the trusted side
@@ -87,6 +95,7 @@ class ErrorKind(enum.StrEnum):
     COMPILE = "compile"  # Triton refused the kernel (or would, as predicted on the CPU)
     CRASH = "crash"  # the worker or the candidate failed outside a case
     RUNTIME = "runtime"  # a call raised
+    INTERPRETER = "interpreter"  # the CPU interpreter cannot do what the call needs (named)
 
 
 # ------------------------------------------------------------------ host → worker

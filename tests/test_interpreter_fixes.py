@@ -70,3 +70,92 @@ def test_float_arguments_are_fp32_scalars_as_when_compiled():
     typed literal); compiled Triton on the H100 gives the fp32 product (docs/gpu.md)."""
     assert run("nofix", FLOAT_ARG_PROGRAM) == "False"
     assert run("fix", FLOAT_ARG_PROGRAM) == "True"
+
+
+REPAIRS_PROGRAM = textwrap.dedent('''
+    import sys
+    import torch, triton, triton.language as tl
+    from triton.language.extra import libdevice
+    from kgb.worker.interpreter_fixes import apply
+    applied = apply()
+
+    @triton.jit
+    def k(x_ptr, out_ptr, n, BLOCK: tl.constexpr, FLAG: tl.constexpr):
+        offs = tl.arange(0, BLOCK)
+        x = tl.load(x_ptr + offs, mask=offs < n, other=0.0)
+        keep = (x > 0) and (x < 1)
+        neg = not (x > 0)
+        both = FLAG and (x > 0.3)
+        either = (x < -0.4) or (x > 1.4)
+        y = tl.where(keep, 1.0, 0.0) + tl.where(neg, 10.0, 0.0) + tl.where(both, 100.0, 0.0)
+        y += tl.where(either, 1000.0, 0.0)
+        y += libdevice.tanh(x) + libdevice.rint(x) + libdevice.erf(x) + libdevice.pow(x * x, 0.5)
+        y += libdevice.float2int_rn(x * 3.0).to(tl.float32)
+        tl.store(out_ptr + offs, y, mask=offs < n)
+
+    @triton.jit
+    def unsupported(x_ptr, n, BLOCK: tl.constexpr):
+        offs = tl.arange(0, BLOCK)
+        tl.store(x_ptr + offs, libdevice.tgamma(tl.load(x_ptr + offs, mask=offs < n)),
+                 mask=offs < n)
+
+    x = torch.tensor([-0.5, 0.5, 1.5, 0.2])
+    out = torch.empty_like(x)
+    k[(1,)](x, out, 4, BLOCK=4, FLAG=True)
+    # compiled Triton: and/or/not elementwise, constexpr FLAG short-circuits (checked on a GPU)
+    expected = (torch.tensor([10., 1, 0, 1]) + torch.tensor([0., 100, 100, 0])
+                + torch.tensor([1000., 0, 1000, 0]) + torch.tanh(x) + torch.round(x)
+                + torch.erf(x) + x.abs() + torch.round(x * 3))
+    print("values", torch.allclose(out, expected, atol=1e-6), out.tolist(), expected.tolist())
+    try:
+        unsupported[(1,)](x, 4, BLOCK=4)
+        print("tgamma", "ran")
+    except Exception as exc:
+        cause = exc.__cause__ or exc
+        print("tgamma", type(cause).__name__, "tgamma" in str(cause))
+    try:
+        k.warmup(x, out, 4, BLOCK=4, FLAG=True, grid=(1,))
+    except Exception as exc:
+        print("warmup", type(exc).__name__)
+    try:
+        triton.runtime.driver.active.utils.get_device_properties(0)
+    except Exception as exc:
+        print("driver", type(exc).__name__)
+    print("applied", " ".join(applied))
+''')
+
+
+def test_interpreter_repairs_give_compiled_semantics_or_a_named_limitation(tmp_path):
+    """libdevice through PyTorch; `and`/`or`/`not` elementwise as compiled Triton does them;
+    what cannot be repaired (tgamma, warmup, the GPU driver) raises InterpreterLimitation.
+    (A file, not `python -c`: the interpreter rewrites kernels from their source file.)"""
+    program = tmp_path / "repairs.py"
+    program.write_text(REPAIRS_PROGRAM)
+    proc = subprocess.run([sys.executable, str(program)], capture_output=True,
+                          text=True, timeout=300, cwd=ROOT,
+                          env={"TRITON_INTERPRET": "1", "PATH": "/usr/bin:/bin",
+                               "PYTHONPATH": str(ROOT)})
+    lines = dict(line.split(" ", 1) for line in proc.stdout.splitlines() if " " in line)
+    assert lines.get("values", "").startswith("True"), proc.stdout + proc.stderr[-2000:]
+    assert lines["tgamma"] == "InterpreterLimitation True"
+    assert lines["warmup"] == "InterpreterLimitation"
+    assert lines["driver"] == "InterpreterLimitation"
+    assert {"libdevice-via-torch", "bool-ops-elementwise"} <= set(lines["applied"].split())
+
+
+def test_a_named_limitation_is_not_checkable_and_the_job_is_never_passed():
+    from kgb import protocol as P
+    from kgb.runner.interpreter import InterpreterLimits
+    from kgb.runner.verdict import decide
+
+    spec = P.CaseSpec("a", "s", {"N": 4}, "float32", "standard", "contiguous",
+                      (P.CallSpec(P.CallKind.PRIMARY, 1),))
+    plan = P.PlanRecord("t", "Math", "kernels/k.py", "cpu", 10.0, (spec,))
+    raised = P.CallRecord(0, P.CallKind.PRIMARY, P.CaseStatus.RAISED,
+                          error="InterpreterLimitation: libdevice __nv_tgammaf has no ...",
+                          error_kind=P.ErrorKind.INTERPRETER)
+    result = P.WorkerResult("done", (P.CaseRecord("a", (raised,)),))
+    verdict = decide(plan, P.ExecRecord("process", 0, False, 1.0, False), result, None,
+                     InterpreterLimits(frozenset()))
+    assert verdict.verdict == "unverified" and "tgamma" in verdict.message
+    assert verdict.cases[0].status == "not_checkable"

@@ -149,8 +149,9 @@ def test_interpreter_limits_are_not_checkable_and_never_passed():
     the_plan = plan(spec("a"), spec("b", dtype="bfloat16"))
     v = go(the_plan, limits=limits, result=result(case("a"), case("b")),
            judge=judged(("a", S.PASSED, ""), ("b", S.FAILED, "garbage")))
-    assert v.verdict == "passed" and v.coverage() == {"cases": 2, "checked": 1, "passed": 1,
-                                                        "not_checkable": 1}
+    # 1 of 2 judged: never passed (issue: a job passes only when every planned case was judged)
+    assert v.verdict == "unverified" and "1 of 2 case(s)" in v.message
+    assert v.coverage() == {"cases": 2, "checked": 1, "passed": 1, "not_checkable": 1}
     v = go(plan(spec("b", dtype="bfloat16")), limits=limits, result=result(case("b")),
            judge=judged(("b", S.PASSED, "")))
     assert v.verdict == "unverified" and "bfloat16" in v.message
@@ -165,9 +166,22 @@ def test_libdevice_failure_is_excused_only_with_libdevice():
                                    error_kind=P.ErrorKind.RUNTIME)), case("b"))
     lib = InterpreterLimits(frozenset({"libdevice"}))
     v = go(limits=lib, result=raised, judge=judged(("b", S.PASSED, "")))
-    assert v.verdict == "passed" and v.cases[0].status == "not_checkable"
+    assert v.verdict == "unverified" and v.cases[0].status == "not_checkable"
     v = go(limits=InterpreterLimits(frozenset()), result=raised, judge=judged(("b", S.PASSED, "")))
     assert v.verdict == "crashed"
+    # with the libdevice repair applied, a failure is the kernel's own
+    repaired = InterpreterLimits(frozenset({"libdevice"}), frozenset({"libdevice-via-torch"}))
+    v = go(limits=repaired, result=raised, judge=judged(("b", S.PASSED, "")))
+    assert v.verdict == "crashed"
+
+
+def test_six_passed_and_eighteen_not_checkable_is_not_passed():
+    """The CPU fail-open the attacker used: 6 of 24 judged used to be `passed`."""
+    specs = tuple(spec(f"c{i}", dtype="bfloat16" if i >= 6 else "float32") for i in range(24))
+    limits = InterpreterLimits(frozenset({"bf16-dot"}))
+    v = go(plan(*specs), limits=limits, result=result(*(case(s.id) for s in specs)),
+           judge=judged(*((s.id, S.PASSED, "") for s in specs)))
+    assert v.verdict == "unverified" and v.message.startswith("18 of 24 case(s)")
 
 
 def test_scan_sees_interpreter_limits():

@@ -12,6 +12,8 @@ from rich.console import Group as RichGroup
 from rich.table import Table
 from rich.text import Text
 
+from kgb.report.plain import safe
+
 CSV_COLUMNS = ("task", "in_manifest", "verdict", "speedup", "fast_1", "calls", "attempts",
                "input", "cached", "cache_write", "output", "reasoning", "total_tokens",
                "cost_usd", "cost_status", "unpriced_tokens", "call_seconds", "span_seconds",
@@ -100,7 +102,7 @@ def _token_table(title: str, key: str, rows: list[dict], extra: tuple[str, ...] 
                      min_width=name_width if col == key else None)
     for r in rows:
         tok = r["tokens"]
-        t.add_row(str(r[key]), *(_extra(r, e) for e in extra), _n(r["calls"]),
+        t.add_row(safe(r[key]), *(safe(_extra(r, e)) for e in extra), _n(r["calls"]),
                   *(_tok(tok[k]) for _, k in kinds), _tok(tok["total"]),
                   money(r["cost"], short=True), _n(r["time"]["call_seconds"]))
     return t
@@ -132,9 +134,9 @@ def terminal(section: dict) -> RichGroup:
     summary = Table(title="Token cost", title_justify="left", show_header=False)
     summary.add_column(style="bold")
     summary.add_column()
-    summary.add_row("log", f"{section['inputs']['tokens']}: {lines['read']:,} lines, "
+    summary.add_row("log", f"{safe(section['inputs']['tokens'])}: {lines['read']:,} lines, "
                     f"{lines['used']:,} used, {lines['excluded']:,} excluded")
-    summary.add_row("pricing", section["pricing"]["source"] or "none given (costs unpriced)")
+    summary.add_row("pricing", safe(section["pricing"]["source"] or "none given (costs unpriced)"))
     summary.add_row("tokens", f"{tot['tokens']['total']:,} total "
                     f"({tot['tokens']['input']:,} input, {tot['tokens']['cached']:,} cached, "
                     f"{tot['tokens']['cache_write']:,} cache write, "
@@ -173,6 +175,7 @@ def _findings(findings: list[dict]) -> Table | Text:
         shown = ", ".join(map(str, f["lines"][:8]))
         if f["count"] > min(len(f["lines"]), 8):
             shown += f" … ({f['count']:,} in all)" if shown else f"({f['count']:,})"
-        t.add_row(f"{f['code']} {f['name']}", Text(f["severity"], style=_STYLE[f["severity"]]),
-                  f["message"], shown or "—")
+        t.add_row(f"{f['code']} {f['name']}",
+                  Text(f["severity"], style=_STYLE.get(f["severity"], "")), safe(f["message"]),
+                  shown or "—")
     return t

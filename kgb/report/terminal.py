@@ -9,20 +9,25 @@ import time
 from collections.abc import Iterable
 from pathlib import Path
 
-from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
+from rich.text import Text
+
+from kgb.report.plain import console as plain_console
+from kgb.report.plain import safe
 
 STYLE = {"passed": "green", "rejected": "bold red", "incorrect": "red",
          "compile_error": "magenta", "crashed": "magenta", "timeout": "yellow",
          "missing": "dim", "unverified": "yellow"}
 
 
-def _console() -> Console:
-    console = Console(highlight=False)
-    if not console.is_terminal:  # logs and pipes: wide enough for the verdict table on one line
-        console = Console(highlight=False, width=max(console.width, 120))
-    return console
+def _console():
+    # Logs and pipes: wide enough for the verdict table on one line, ids never cut.
+    return plain_console(min_width=160)
+
+
+def _styled(value: object, style: str = "") -> Text:
+    return Text(safe(value), style=style)
 
 
 class JobProgress:
@@ -31,13 +36,15 @@ class JobProgress:
     prints one line instead: a killed run still shows how far it got."""
 
     def __init__(self, total: int, quiet: bool = False) -> None:
-        console = Console(stderr=True)
+        console = plain_console(stderr=True)
         self._lines = not quiet and not console.is_terminal
         self._total, self._finished, self._started = total, 0, time.monotonic()
         self._job_started: dict[str, float] = {}
         self._lock = threading.Lock()  # jobs finish on several threads with --jobs/--devices
-        self._progress = Progress(TextColumn("[bold]verify"), BarColumn(), MofNCompleteColumn(),
-                                  TextColumn("{task.description}"), TimeElapsedColumn(),
+        self._progress = Progress(TextColumn("verify", style="bold"), BarColumn(),
+                                  MofNCompleteColumn(),
+                                  TextColumn("{task.description}", markup=False),
+                                  TimeElapsedColumn(),
                                   console=console, disable=quiet or self._lines, transient=False)
         self._bar = self._progress.add_task("", total=total)
 
@@ -51,16 +58,17 @@ class JobProgress:
     def start(self, name: str) -> None:
         with self._lock:
             self._job_started[name] = time.monotonic()
-            self._progress.update(self._bar, description=name)
+            self._progress.update(self._bar, description=safe(name, 200))
 
     def done(self, name: str, verdict: str) -> None:
         with self._lock:
             self._finished += 1
-            self._progress.update(self._bar, advance=1, description=f"{name}: {verdict}")
+            self._progress.update(self._bar, advance=1,
+                                  description=safe(f"{name}: {verdict}", 200))
             if self._lines:
                 now = time.monotonic()
                 took = now - self._job_started.get(name, now)
-                print(f"verify [{self._finished}/{self._total}] {name}: {verdict} "
+                print(f"verify [{self._finished}/{self._total}] {safe(name)}: {safe(verdict)} "
                       f"({took:.1f} s, {now - self._started:.0f} s total)",
                       file=sys.stderr, flush=True)
 
@@ -70,44 +78,55 @@ def _fmt(value: float | None, spec: str = ".2e") -> str:
 
 
 def print_report(report: dict, as_json: bool = False, out_dir: Path | None = None) -> None:
+    """The verdict table and notes. Everything in `report` is printed as plain text: the file
+    may have been written by anyone (`kgb report OUT`), and its messages come from kernels."""
     if as_json:
         print(json.dumps(report, indent=1, default=str))
         return
     console = _console()
     env = report["environment"]
-    table = Table(title=f"kgb verify — {report['submission']['name']} on {env['device_name']}")
+    title = (f"kgb verify — {safe(report['submission'].get('name'), 80)} on "
+             f"{safe(env.get('device_name'), 80)}")
+    table = Table(title=title)
     for col in ("task", "category", "verdict", "rule", "cases", "max rel err", "time ms"):
         table.add_column(col, no_wrap=True)
+    meaningful = bool(env.get("timings_meaningful"))
     for job in report["jobs"]:
-        cov = job["coverage"]
-        cases = f"{cov['passed']}/{cov['cases']}" + (f" +{cov['not_checkable']} n/c"
-                                                     if cov["not_checkable"] else "")
-        time = "n/a" if not env["timings_meaningful"] else _fmt(job["time_ms"], ".3f")
-        table.add_row(job["task"], job["category"],
-                      f"[{STYLE.get(job['verdict'], '')}]{job['verdict']}[/]",
-                      job["rule"] or "", cases if cov["cases"] else "",
-                      _fmt(job["max_rel_l2_err"]), time)
+        cov = job.get("coverage") or {}
+        cases = f"{cov.get('passed', 0)}/{cov.get('cases', 0)}" + (
+            f" +{cov['not_checkable']} n/c" if cov.get("not_checkable") else "")
+        time = "n/a" if not meaningful else _fmt(job.get("time_ms"), ".3f")
+        verdict = str(job.get("verdict"))
+        table.add_row(_styled(job.get("task")), _styled(job.get("category")),
+                      _styled(verdict, STYLE.get(verdict, "")), _styled(job.get("rule") or ""),
+                      cases if cov.get("cases") else "", _fmt(job.get("max_rel_l2_err")), time)
     console.print(table)
     counts = {k: v for k, v in report["summary"]["counts"].items() if v}
-    console.print("  ".join(f"[{STYLE.get(k, '')}]{k}: {v}[/]" for k, v in counts.items()))
+    line = Text()
+    for k, v in counts.items():
+        line.append(f"{safe(k)}: {v}  ", style=STYLE.get(k, ""))
+    console.print(line)
     for job in report["jobs"]:
-        if job["verdict"] not in ("passed", "missing") and job["message"]:
-            where = f" at {job['location']}" if job.get("location") else ""
-            console.print(f"  [dim]{job['task']}[/]: {job['message']}{where}")
-    if env["interpreter"]:
-        console.print("[dim]CPU run: kernels ran in Triton's interpreter, so no timing is "
-                      "meaningful (n/a); 'n/c': cases the interpreter cannot check, left to the "
-                      "GPU run.[/]")
+        if job.get("verdict") not in ("passed", "missing") and job.get("message"):
+            where = f" at {safe(job['location'])}" if job.get("location") else ""
+            console.print(Text.assemble((safe(job.get("task")), "dim"), ": ",
+                                        safe(job["message"]), where))
+    if env.get("interpreter"):
+        console.print(Text("CPU run: kernels ran in Triton's interpreter, so no timing is "
+                           "meaningful (n/a); 'n/c': cases the interpreter cannot check, left to "
+                           "the GPU run.", style="dim"))
     if "cost" in report:
         from kgb.cost.render import terminal as cost_tables
 
         console.print(cost_tables(report["cost"]))
     if not report["complete"]:
-        console.print("[yellow]incomplete run: it stopped before every job finished; "
-                      "`kgb verify SUBMISSION --out DIR --resume` continues it[/]")
-    sandbox = env["sandbox"]
-    console.print(f"[dim]sandbox {sandbox['backend']} (isolation: {sandbox['isolation']}), "
-                  f"seed {report['seed']}[/]")
+        console.print(Text("incomplete run: it stopped before every job finished; "
+                           "`kgb verify SUBMISSION --out DIR --resume` continues it",
+                           style="yellow"))
+    sandbox = env.get("sandbox") or {}
+    console.print(Text(f"sandbox {safe(sandbox.get('backend'))} (isolation: "
+                       f"{safe(sandbox.get('isolation'))}), seed {safe(report['seed'])}",
+                       style="dim"))
     if out_dir is not None:
         console.print(f"report: {out_dir / 'report.json'}")
 
@@ -115,10 +134,10 @@ def print_report(report: dict, as_json: bool = False, out_dir: Path | None = Non
 def print_task_table(tasks: Iterable) -> None:
     table = Table(title="kgb task suite")
     for col in ("id", "category", "level", "dtypes", "shapes", "compare"):
-        table.add_column(col)
+        table.add_column(col, no_wrap=col == "id")
     for t in sorted(tasks, key=lambda t: t.id):
-        table.add_row(t.id, t.category, str(t.level), ", ".join(t.dtypes),
-                      ", ".join(s.name for s in t.shapes), t.compare)
+        table.add_row(safe(t.id), safe(t.category), str(t.level), safe(", ".join(t.dtypes)),
+                      safe(", ".join(s.name for s in t.shapes)), safe(t.compare))
     _console().print(table)
 
 
@@ -134,5 +153,6 @@ def print_rules(as_json: bool = False) -> None:
     for col in ("id", "layer", "name", "threats", "catches"):
         table.add_column(col)
     for r in rules:
-        table.add_row(r.id, LAYERS[r.layer], r.name, ", ".join(map(str, r.threats)), r.summary)
+        table.add_row(r.id, LAYERS[r.layer], r.name, ", ".join(map(str, r.threats)),
+                      safe(r.summary))
     _console().print(table)

@@ -11,12 +11,14 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from kgb.protocol import BF16_DOT_FIX, BOOL_OPS_FIX, LIBDEVICE_FIX
+
 LIBDEVICE = "libdevice"  # libdevice calls return None in the interpreter
 BF16_DOT = "bf16-dot"  # tl.dot on bfloat16 operands returns garbage (unless repaired)
 BOOL_OPS = "bool-ops"  # Python and/or/not on block tensors may evaluate differently
 AUTOTUNE = "autotune"  # multi-config autotune cannot benchmark: kgb keeps the first config
 
-BF16_DOT_FIX = "bf16-dot-upcast"  # the worker's repair (kgb.worker.interpreter_fixes)
+
 
 EXPLANATIONS = {
     LIBDEVICE: "uses triton libdevice, which returns None in the CPU interpreter",
@@ -39,10 +41,12 @@ class InterpreterLimits:
         return None
 
     def excuse_failure(self, kind: str) -> str | None:
-        """Why a failed case ('raised' or 'mismatch') may be the interpreter's fault."""
-        if kind == "raised" and LIBDEVICE in self.features:
+        """Why a failed case ('raised' or 'mismatch') may be the interpreter's fault: only a
+        limitation this kernel has whose repair the worker did not apply. With the repairs in
+        place a failure is the kernel's (a raised InterpreterLimitation names its own reason)."""
+        if kind == "raised" and LIBDEVICE in self.features and LIBDEVICE_FIX not in self.fixes:
             return EXPLANATIONS[LIBDEVICE]
-        if kind == "mismatch" and BOOL_OPS in self.features:
+        if kind == "mismatch" and BOOL_OPS in self.features and BOOL_OPS_FIX not in self.fixes:
             return EXPLANATIONS[BOOL_OPS]
         return None
 

@@ -4,9 +4,10 @@ re-graded without running anything (SWE-bench's habit).
 Precedence, strongest first: missing, rejected (static), timeout, rejected (a tampered result
 file), crashed (no result), compile_error, rejected (a runtime rule on some case), crashed (a
 case raised), incorrect, unverified (some case could not be judged by kgb's infrastructure),
-passed (at least one case checked and every checked case passed), unverified (nothing could be
-checked, e.g. the CPU interpreter's limits). A case the interpreter cannot judge is
-`not_checkable`: never incorrect, never passed.
+passed (every planned case judged and passed), unverified (some case could not be checked on
+this device, with the count and the reasons). A case the interpreter cannot judge is
+`not_checkable` — only for the limitation that produced that case's failure — and is never
+incorrect and never passed.
 
 The worker's result file is evidence from the untrusted process: a case it omits, mislabels or
 claims to have skipped is never counted as passed, and every rule here reads evidence that the
@@ -60,12 +61,14 @@ def decide(plan: P.PlanRecord, execution: P.ExecRecord | None, result: Result,
             return P.VerdictRecord(kind, message=message, cases=cases)
         verdict = V.INCORRECT if status == S.FAILED else V.UNVERIFIED
         return P.VerdictRecord(verdict, message=message, cases=cases)
-    if any(c.status == S.PASSED for c in cases):
-        skipped = sum(c.status == S.NOT_CHECKABLE for c in cases)
-        note = f"{skipped} case(s) not checkable on this device" if skipped else ""
-        return P.VerdictRecord(V.PASSED, message=note, cases=cases)
-    reasons = sorted({c.message for c in cases if c.status == S.NOT_CHECKABLE})
-    return P.VerdictRecord(V.UNVERIFIED, message="no case could be checked: " + "; ".join(reasons),
+    unchecked = [c for c in cases if c.status == S.NOT_CHECKABLE]
+    if cases and not unchecked:
+        return P.VerdictRecord(V.PASSED, cases=cases)
+    # Passed means every planned case was judged: a case this device cannot judge leaves the
+    # job unverified (the GPU run decides), however many others passed.
+    reasons = "; ".join(sorted({c.message for c in unchecked}))[:600]
+    return P.VerdictRecord(V.UNVERIFIED, message=f"{len(unchecked)} of {len(cases)} case(s) "
+                                                 f"could not be checked on this device: {reasons}",
                            cases=cases)
 
 
@@ -86,6 +89,10 @@ def case_outcome(spec: P.CaseSpec, claim: P.CaseRecord | None, judged: P.CaseJud
             return P.CaseOutcome(cid, S.VIOLATION, message=f"{record.kind.value} call: {why}",
                                  rule=rule.id)
     raised = next((r for r in claim.calls if r.status == S.RAISED), None)
+    if raised is not None and raised.error_kind == P.ErrorKind.INTERPRETER and limits:
+        why = P.cut(raised.error, 300)
+        return P.CaseOutcome(cid, S.NOT_CHECKABLE,
+                             message=f"not checkable on the CPU interpreter: {why}")
     if raised is not None:
         excuse = limits.excuse_failure("raised") if limits else None
         if excuse:

@@ -15,6 +15,8 @@ _COMPILE_ERRORS = {"CompilationError", "CompileTimeAssertionFailure",
 
 
 def error_kind(exc: BaseException) -> ErrorKind:
+    if _limitation(exc):
+        return ErrorKind.INTERPRETER
     names = {cls.__name__ for cls in type(exc).__mro__}
     if names & _COMPILE_ERRORS:
         return ErrorKind.COMPILE
@@ -26,8 +28,20 @@ def error_kind(exc: BaseException) -> ErrorKind:
     return ErrorKind.RUNTIME
 
 
+def _limitation(exc: BaseException) -> BaseException | None:
+    """The InterpreterLimitation behind `exc` (the interpreter wraps kernel errors)."""
+    seen = 0
+    current: BaseException | None = exc
+    while current is not None and seen < 8:
+        if type(current).__name__ == "InterpreterLimitation":
+            return current
+        current, seen = current.__cause__ or current.__context__, seen + 1
+    return None
+
+
 def describe(exc: BaseException, kernel_path: str) -> str:
     """`Type: first line ... last line (file.py:LINE)`, at most ~500 characters."""
+    exc = _limitation(exc) or exc
     where = candidate_line(exc, kernel_path)
     lines = [ln.strip() for ln in str(exc).strip().splitlines() if ln.strip()]
     # Triton's compile errors put the location first and the cause last: keep both.

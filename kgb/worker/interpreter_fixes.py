@@ -10,16 +10,33 @@ a plain bug with a one-line cause (shared/cpu-interpreter.md):
   computes in fp32; the interpreter passes the raw Python float, a weakly typed literal, so the
   same product is rounded to fp16. Fix: pass float arguments as fp32 scalars, as ints already are
   passed as int32.
+- `libdevice.*` functions are stubs returning None in the interpreter. Fix: route them to the
+  CUDA libdevice declarations and compute each symbol with PyTorch (interpreter_libdevice).
+- Python `and`/`or`/`not` on block tensors: compiled Triton applies them elementwise
+  (logical_and/or/not, constexprs short-circuiting); the interpreter takes the truth value of a
+  whole block (always True). Fix: rewrite them in kernel bodies to the compiled semantics.
+- What the interpreter cannot do at all — compiled kernels from `kernel.warmup(...)`, the GPU
+  driver (device properties, streams) — raises InterpreterLimitation with the reason, so the
+  case is not checkable on the CPU for that reason alone.
 
 Applied by the candidate worker (only under TRITON_INTERPRET=1) before the candidate is
-imported. `available()` tells the trusted planner whether this Triton has the internals the
-fixes need; where it does not, the affected cases stay `not_checkable` instead."""
+imported. Each fix is reported by name; the trusted side treats a limitation whose fix is
+missing as not checkable (kgb.runner.interpreter)."""
 
 from __future__ import annotations
 
-BF16_DOT_FIX = "bf16-dot-upcast"
-BF16_ROUNDING_FIX = "bf16-round-to-nearest"
-FLOAT_ARGS_FIX = "float-args-fp32"
+import ast
+from typing import Any
+
+from kgb.protocol import (
+    BF16_DOT_FIX,
+    BF16_ROUNDING_FIX,
+    BOOL_OPS_FIX,
+    FLOAT_ARGS_FIX,
+    LIBDEVICE_FIX,
+    LIMITATIONS_NAMED,
+)
+from kgb.worker.interpreter_libdevice import InterpreterLimitation, extern_elementwise
 
 
 def available() -> bool:
@@ -71,7 +88,111 @@ def apply() -> tuple[str, ...]:
     builder.create_dot = create_dot
     builder.cast_impl = cast_impl
     it._implicit_cvt = implicit_cvt
-    return (BF16_DOT_FIX, BF16_ROUNDING_FIX, FLOAT_ARGS_FIX)
+    return (BF16_DOT_FIX, BF16_ROUNDING_FIX, FLOAT_ARGS_FIX, *_apply_libdevice(it),
+            *_apply_bool_ops(it), *_apply_named_limitations(it))
+
+
+def _apply_libdevice(it: Any) -> tuple[str, ...]:
+    try:
+        import triton.language.extra.cuda.libdevice as cuda_libdevice
+        import triton.language.extra.libdevice as stubs
+    except ImportError:
+        return ()
+    import numpy as np
+
+    def create_extern_elementwise(self, lib_name, lib_path, symbol, arg_list, ret_type, pure):
+        scalar = ret_type.scalar
+        data = extern_elementwise(symbol, [a.data for a in arg_list], it._get_np_dtype(scalar))
+        return it.TensorHandle(np.asarray(data), scalar)
+
+    it.InterpreterBuilder.create_extern_elementwise = create_extern_elementwise
+    for name in dir(stubs):
+        real = getattr(cuda_libdevice, name, None)
+        if name.startswith("_") or real is None or not callable(getattr(stubs, name)):
+            continue
+        setattr(stubs, name, _with_interpreter_semantic(real, it))
+    return (LIBDEVICE_FIX,)
+
+
+def _with_interpreter_semantic(fn: Any, it: Any) -> Any:
+    def call(*args, _semantic=None, **kwargs):
+        return fn(*args, _semantic=it.interpreter_semantic, **kwargs)
+
+    call.__name__ = getattr(fn, "__name__", "libdevice")
+    return call
+
+
+def _apply_bool_ops(it: Any) -> tuple[str, ...]:
+    """Compile `a and b`, `a or b`, `not a` in kernel bodies as Triton's code generator does
+    (triton/compiler/code_generator.py: _apply_boolean_values, visit_UnaryOp)."""
+    transformer_cls = type(it.FunctionRewriter.ast_transformer)
+    import triton.language as tl
+
+    class BooleanOps(transformer_cls):  # type: ignore[misc, valid-type]
+        def visit_BoolOp(self, node):
+            node = self.generic_visit(node)
+            op = "and" if isinstance(node.op, ast.And) else "or"
+            no_args = ast.arguments(posonlyargs=[], args=[], kwonlyargs=[], kw_defaults=[],
+                                    defaults=[])
+            thunks = [ast.Lambda(args=no_args, body=value) for value in node.values]
+            call = ast.Call(func=ast.Name(id="_kgb_boolean", ctx=ast.Load()),
+                            args=[ast.Constant(op), *thunks], keywords=[])
+            return ast.copy_location(call, node)
+
+        def visit_UnaryOp(self, node):
+            node = self.generic_visit(node)
+            if isinstance(node.op, ast.Not):
+                call = ast.Call(func=ast.Name(id="_kgb_not", ctx=ast.Load()),
+                                args=[node.operand], keywords=[])
+                return ast.copy_location(call, node)
+            return node
+
+    def boolean(op, *thunks):
+        method = "logical_and" if op == "and" else "logical_or"
+        dynamic = []
+        value = None
+        for thunk in thunks:
+            value = thunk()
+            if isinstance(value, tl.tensor):
+                dynamic.append(value)
+                continue
+            truth = bool(value)  # a Python value or constexpr short-circuits, as compiled
+            if (not truth and op == "and") or (truth and op == "or"):
+                return value
+        if not dynamic:
+            return value
+        while len(dynamic) >= 2:
+            rhs, lhs = dynamic.pop(), dynamic.pop()
+            dynamic.append(getattr(lhs, method)(rhs))
+        return dynamic[0]
+
+    def negate(value):
+        return value == 0 if isinstance(value, tl.tensor) else not value
+
+    it.FunctionRewriter.ast_transformer = BooleanOps()
+    it._kgb_boolean, it._kgb_not = boolean, negate  # the rewritten bodies see the module's names
+    return (BOOL_OPS_FIX,)
+
+
+def _apply_named_limitations(it: Any) -> tuple[str, ...]:
+    """Failures the interpreter cannot avoid, raised with their reason."""
+    import sys
+
+    import triton.runtime.driver  # noqa: F401  (the module; its name is shadowed by an object)
+
+    driver_module: Any = sys.modules["triton.runtime.driver"]
+
+    def no_warmup(self, *args, **kwargs):
+        raise InterpreterLimitation("kernel.warmup(...) returns a compiled GPU kernel, which the "
+                                    "CPU interpreter cannot build")
+
+    def no_driver():
+        raise InterpreterLimitation("the CPU interpreter has no GPU driver (device properties, "
+                                    "streams, compiled kernels)")
+
+    it.InterpretedFunction.warmup = no_warmup
+    driver_module._create_driver = no_driver
+    return (LIMITATIONS_NAMED,)
 
 
 def keep_first_autotune_config() -> bool:
