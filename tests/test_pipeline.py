@@ -238,3 +238,46 @@ def test_static_layer_rejects_before_any_sandbox(tmp_path, monkeypatch):
     assert verdict.rule == "S110" and verdict.location.startswith("kernels/math_addcmul.py:")
     assert not (log_dir / "out").exists() and not (log_dir / "job.json").exists()
     assert (log_dir / "plan.json").is_file() and (log_dir / "verdict.json").is_file()
+
+
+DROPOUT = (ROOT / "tasks/Random/dropout/solution.py").read_text()
+
+
+def dropout_verdict(tmp_path: Path, source: str, monkeypatch):
+    monkeypatch.setattr(execute, "static_findings", lambda source, job: [])
+    sub_dir = write_submission(tmp_path / "sub", {"random.dropout": source})
+    out = tmp_path / "out"
+    submission = load_submission(sub_dir, out / "submission")
+    suite = load_suite(ROOT / "tasks")
+    job = plan_jobs(suite, submission, "cpu", 99, only=("random.dropout",))[0]
+    job = type(job)(job.task, job.kernel, tuple(c for c in job.cases if c.shape.name == "tiny"
+                                                or c.shape.name == "odd"), job.device)
+    with JudgePool(out / "refcache", out / "judges.log") as judges:
+        ctx = JobContext("test", out, create_sandbox("process"), Limits(wall_time_s=300),
+                         submission.root, judges)
+        return run_job(job, ctx).verdict
+
+
+def test_random_task_honest_kernel_passes_the_seed_contract(tmp_path, monkeypatch):
+    verdict = dropout_verdict(tmp_path, DROPOUT, monkeypatch)
+    assert verdict.verdict == "passed", verdict.message
+
+
+def test_random_task_constant_seed_rejected_D303(tmp_path, monkeypatch):
+    """A statistically perfect dropout that ignores its seed argument (issue: the old check
+    never varied the seed)."""
+    source = DROPOUT.replace("BLOCK=BLOCK, num_warps=4)", "BLOCK=BLOCK, num_warps=4)  # seed")
+    source = source.replace("1.0 / (1.0 - p), seed,", "1.0 / (1.0 - p), 12345,")
+    assert "12345" in source
+    verdict = dropout_verdict(tmp_path, source, monkeypatch)
+    assert (verdict.verdict, verdict.rule) == ("rejected", "D303"), verdict.message
+
+
+def test_random_task_seed_that_does_not_repeat_rejected_D302(tmp_path, monkeypatch):
+    """A kernel whose randomness comes from a counter of calls: the same seed gives another
+    mask the second time."""
+    source = DROPOUT.replace("def run(", "_CALLS = [0]\n\n\ndef run(").replace(
+        "1.0 / (1.0 - p), seed,", "1.0 / (1.0 - p), seed + _bump(),")
+    source += "\n\ndef _bump():\n    _CALLS[0] += 1\n    return _CALLS[0]\n"
+    verdict = dropout_verdict(tmp_path, source, monkeypatch)
+    assert (verdict.verdict, verdict.rule) == ("rejected", "D302"), verdict.message

@@ -56,10 +56,20 @@ def plan_cases(task: Task, device: str, run_seed: int) -> tuple[Case, ...]:
     return tuple(cases)
 
 
+SEED_ARG_LIMIT = 2**31 - 1  # seeds handed to Random tasks' kernels stay below this
+
+
 def plan_calls(task: Task, case_id: str, seed: int, mode: str, layout: str,
                run_seed: int) -> tuple[CallSpec, ...]:
-    """The calls of one case: the primary call on the case's inputs."""
-    return (CallSpec(CallKind.PRIMARY, seed),)
+    """The calls of one case: the primary call on the case's inputs; for Random tasks also the
+    same inputs again in new storage (the same seed must repeat its output bit for bit) and the
+    same inputs with another seed (the output must change and still pass the task's check)."""
+    calls = [CallSpec(CallKind.PRIMARY, seed)]
+    if task.seed_input is not None:
+        other = case_seed(run_seed, task.id, f"{case_id}/reseed") % SEED_ARG_LIMIT
+        calls += [CallSpec(CallKind.SAME_VALUES, seed),
+                  CallSpec(CallKind.RESEED, seed, seed_value=other)]
+    return tuple(calls)
 
 
 def plan_jobs(suite: dict[str, Task], submission: Submission, device: str, run_seed: int,
