@@ -44,3 +44,10 @@ class Interrupted(KgbError):
     """The user or the system stopped the run (Ctrl-C, SIGTERM, SIGHUP)."""
 
     exit_code = ExitCode.INTERRUPTED
+
+
+def quoted(name: object, limit: int = 120) -> str:
+    """A user-chosen name (archive member, task id, file) quoted for a one-line message: cut
+    to `limit` characters and shown with escapes, so no name can flood or repaint a terminal."""
+    text = repr(str(name))
+    return text if len(text) <= limit else text[: limit - 6] + "...'"

@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from kgb.errors import SubmissionError
+from kgb.errors import SubmissionError, quoted
 
 MANIFEST = "manifest.toml"
 KERNEL_FILE = re.compile(r"^kernels/[A-Za-z0-9_][A-Za-z0-9_.\-]*\.py$")
@@ -61,8 +61,8 @@ def parse_manifest(text: str, where: str) -> Manifest:
     for i, k in enumerate(kernels, start=1):
         entries.append(_kernel_entry(k, i, where))
         if entries[-1].task in seen:
-            raise SubmissionError(f"{where}: task {entries[-1].task!r} listed twice; one kernel "
-                                  f"per task")
+            raise SubmissionError(f"{where}: task {quoted(entries[-1].task)} listed twice; one "
+                                  f"kernel per task")
         seen.add(entries[-1].task)
     return Manifest(name=sub["name"], generator=_text(sub, "generator"),
                     model=_text(sub, "model"), created=_text(sub, "created"),
@@ -75,11 +75,12 @@ def _kernel_entry(k: Any, i: int, where: str) -> KernelEntry:
         raise SubmissionError(f"{where}: [[kernels]] entry {i} needs string keys task and file; "
                               f"{DOCS}")
     if not KERNEL_FILE.match(k["file"]):
-        raise SubmissionError(f"{where}: kernel file {k['file']!r} must be kernels/<name>.py; "
+        raise SubmissionError(f"{where}: kernel file {quoted(k['file'])} must be "
+                              f"kernels/<name>.py; "
                               f"{DOCS}")
     entry = k.get("entry")
     if entry is not None and not (isinstance(entry, str) and entry.isidentifier()):
-        raise SubmissionError(f"{where}: entry of {k['task']!r} must be a Python identifier")
+        raise SubmissionError(f"{where}: entry of {quoted(k['task'])} must be a Python identifier")
     return KernelEntry(k["task"], k["file"], entry)
 
 

@@ -40,6 +40,7 @@ PLAIN_TENSOR = "torch.Tensor"  # the only output type kgb accepts (exactly; no s
 BF16_DOT_FIX = "bf16-dot-upcast"
 BF16_ROUNDING_FIX = "bf16-round-to-nearest"
 FLOAT_ARGS_FIX = "float-args-fp32"
+BF16_ARITHMETIC_FIX = "bf16-arithmetic-fp32"
 LIBDEVICE_FIX = "libdevice-via-torch"
 BOOL_OPS_FIX = "bool-ops-elementwise"
 LIMITATIONS_NAMED = "limitations-named"
@@ -47,6 +48,12 @@ LIMITATIONS_NAMED = "limitations-named"
 RESULT_MAX_BYTES = 16 << 20
 JUDGE_MAX_BYTES = 64 << 20
 TEXT_MAX_CHARS = 4000  # any message the worker writes is cut to this on the trusted side
+
+
+# The only names the worker may leave in its output folder: anything else it writes (a 48 MiB
+# junk.bin, a planted module, a link) is never copied out of the sandbox, and is deleted where
+# the backend writes in place (kgb.runner.execute).
+OUTPUT_NAMES = r"^(result\.json|traceback\.txt|case_\d{3}_call_\d+\.safetensors)$"
 
 
 def output_file(case_index: int, call_index: int) -> str:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from kgb.errors import SubmissionError
+from kgb.errors import SubmissionError, quoted
 from kgb.manifest import DOCS, MANIFEST, parse_manifest
 
 TOKEN_LOG = "tokens.jsonl"
@@ -76,11 +76,11 @@ def load_submission(source: Path, target: Path) -> Submission:
     allowed = named | {MANIFEST, TOKEN_LOG}
     extra = sorted(set(files) - allowed)
     if extra:
-        raise SubmissionError(f"{source}: {extra[0]!r} is not named by {MANIFEST}; remove it or "
-                              f"list it under [[kernels]]")
+        raise SubmissionError(f"{source}: {quoted(extra[0])} is not named by {MANIFEST}; remove "
+                              f"it or list it under [[kernels]]")
     absent = sorted(named - set(files))
     if absent:
-        raise SubmissionError(f"{source}: {MANIFEST} names {absent[0]!r} but the submission "
+        raise SubmissionError(f"{source}: {MANIFEST} names {quoted(absent[0])} but the submission "
                               f"does not contain it")
     for name, data in files.items():
         out = target.joinpath(*PurePosixPath(name).parts)
@@ -100,11 +100,11 @@ def _check_name(name: str, source: Path) -> str:
     """Normalise a member name or refuse it."""
     path = PurePosixPath(name)
     if name.startswith("/") or path.is_absolute() or re.match(r"^[A-Za-z]:", name):
-        raise SubmissionError(f"{source}: member {name!r} has an absolute path; archive relative "
-                              f"paths only")
+        raise SubmissionError(f"{source}: member {quoted(name)} has an absolute path; archive "
+                              f"relative paths only")
     if ".." in path.parts:
-        raise SubmissionError(f"{source}: member {name!r} contains '..'; archive paths must stay "
-                              f"inside the submission")
+        raise SubmissionError(f"{source}: member {quoted(name)} contains '..'; archive paths "
+                              f"must stay inside the submission")
     parts = [p for p in path.parts if p not in ("", ".")]
     return "/".join(parts)
 
@@ -113,7 +113,63 @@ def _cap_for(name: str) -> int:
     return TOKEN_LOG_BYTES if name == TOKEN_LOG else MAX_FILE_BYTES
 
 
+HEADER_DATA_CAP = 64 << 10  # PAX/GNU long-name headers: real ones are a few hundred bytes
+_OPENERS = ((b"\x1f\x8b", "gzip"), (b"BZh", "bz2"), (b"\xfd7zXZ\x00", "lzma"))
+
+
+def _scan_headers(source: Path) -> None:
+    """Walk the archive's raw 512-byte headers before `tarfile` sees it: tarfile reads a PAX or
+    GNU long-name header's whole payload into memory (a 200 KB .tar.gz can name a 200 MiB one),
+    so an oversized extended header, a member over the total cap or too many members is refused
+    here, reading at most one header block at a time."""
+    with open(source, "rb") as raw:
+        magic = raw.read(6)
+    module = next((m for prefix, m in _OPENERS if magic.startswith(prefix)), None)
+    opener = __import__(module).open if module else open
+    try:
+        with opener(source, "rb") as stream:
+            count = 0
+            while True:
+                block = stream.read(512)
+                if len(block) < 512 or block == bytes(512):
+                    return
+                count += 1
+                if count > 4 * MAX_FILES:
+                    raise SubmissionError(f"{source}: more than {MAX_FILES} members; a "
+                                          f"submission holds one kernel file per task")
+                size = _header_size(block[124:136], source)
+                kind = block[156:157]
+                if kind in (b"x", b"g", b"L", b"K") and size > HEADER_DATA_CAP:
+                    raise SubmissionError(f"{source}: an extended tar header claims {size} bytes "
+                                          f"(over {HEADER_DATA_CAP}); re-create the archive "
+                                          f"with `tar czf`")
+                if size > MAX_TOTAL_BYTES:
+                    raise SubmissionError(f"{source}: a member claims {size} bytes, over the "
+                                          f"{MAX_TOTAL_BYTES}-byte cap for a submission")
+                skip = (size + 511) // 512 * 512
+                while skip > 0:  # read (not seek): compressed streams only go forward
+                    chunk = stream.read(min(skip, 1 << 20))
+                    if not chunk:
+                        return
+                    skip -= len(chunk)
+    except (OSError, EOFError, ValueError) as exc:
+        raise SubmissionError(f"{source}: not a readable .tar or .tar.gz ({exc}); create it "
+                              f"with `tar czf`") from None
+
+
+def _header_size(field: bytes, source: Path) -> int:
+    if field[:1] and field[0] & 0x80:  # GNU base-256
+        return int.from_bytes(field[1:], "big")
+    text = field.split(b"\0", 1)[0].strip(b" \0")
+    try:
+        return int(text, 8) if text else 0
+    except ValueError:
+        raise SubmissionError(f"{source}: a tar header has a corrupt size field; re-create the "
+                              f"archive with `tar czf`") from None
+
+
 def _read_tar(source: Path) -> dict[str, bytes]:
+    _scan_headers(source)
     try:
         tar = tarfile.open(source, mode="r:*")  # noqa: SIM115 - `with tar` below
     except (tarfile.TarError, OSError) as exc:
@@ -131,24 +187,24 @@ def _read_tar(source: Path) -> dict[str, bytes]:
                 if member.isdir():
                     continue
                 if member.issym() or member.islnk():
-                    raise SubmissionError(f"{source}: member {member.name!r} is a link; archive "
-                                          f"regular files only")
+                    raise SubmissionError(f"{source}: member {quoted(member.name)} is a link; "
+                                          f"archive regular files only")
                 if not member.isfile():
-                    raise SubmissionError(f"{source}: member {member.name!r} is a device, fifo "
-                                          f"or other special file; archive regular files only")
+                    raise SubmissionError(f"{source}: member {quoted(member.name)} is a device, "
+                                          f"fifo or other special file; archive regular files only")
                 if member.size > _cap_for(name):
-                    raise SubmissionError(f"{source}: member {name!r} is {member.size} bytes, "
-                                          f"over the {_cap_for(name)}-byte cap")
+                    raise SubmissionError(f"{source}: member {quoted(name)} is {member.size} "
+                                          f"bytes, over the {_cap_for(name)}-byte cap")
                 total += member.size
                 if total > MAX_TOTAL_BYTES:
                     raise SubmissionError(f"{source}: unpacks to more than {MAX_TOTAL_BYTES} "
                                           f"bytes; remove what the manifest does not need")
                 if name in files:
-                    raise SubmissionError(f"{source}: member {name!r} appears twice")
+                    raise SubmissionError(f"{source}: member {quoted(name)} appears twice")
                 handle = tar.extractfile(member)
                 data = handle.read(member.size + 1) if handle else b""
                 if len(data) != member.size:
-                    raise SubmissionError(f"{source}: member {name!r} is truncated or lies "
+                    raise SubmissionError(f"{source}: member {quoted(name)} is truncated or lies "
                                           f"about its size")
                 files[name] = data
         except (tarfile.TarError, EOFError, OSError) as exc:
@@ -162,16 +218,16 @@ def _read_folder(source: Path) -> dict[str, bytes]:
     for path in sorted(source.rglob("*")):
         rel = path.relative_to(source).as_posix()
         if path.is_symlink():
-            raise SubmissionError(f"{source}: {rel!r} is a symbolic link; use regular files")
+            raise SubmissionError(f"{source}: {quoted(rel)} is a symbolic link; use regular files")
         if path.is_dir():
             continue
         if not path.is_file():
-            raise SubmissionError(f"{source}: {rel!r} is not a regular file")
+            raise SubmissionError(f"{source}: {quoted(rel)} is not a regular file")
         if len(files) >= MAX_FILES:
             raise SubmissionError(f"{source}: more than {MAX_FILES} files")
         size = path.stat().st_size
         if size > _cap_for(rel):
-            raise SubmissionError(f"{source}: {rel!r} is {size} bytes, over the "
+            raise SubmissionError(f"{source}: {quoted(rel)} is {size} bytes, over the "
                                   f"{_cap_for(rel)}-byte cap")
         total += size
         if total > MAX_TOTAL_BYTES:

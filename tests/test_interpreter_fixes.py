@@ -121,6 +121,27 @@ REPAIRS_PROGRAM = textwrap.dedent('''
         triton.runtime.driver.active.utils.get_device_properties(0)
     except Exception as exc:
         print("driver", type(exc).__name__)
+    @triton.jit
+    def bf16_ops(a_ptr, b_ptr, out_ptr, BLOCK: tl.constexpr):
+        offs = tl.arange(0, BLOCK)
+        a = tl.load(a_ptr + offs)
+        b = tl.load(b_ptr + offs)
+        tl.store(out_ptr + offs, tl.maximum(a, b))
+        tl.store(out_ptr + BLOCK + offs, a + b)
+        tl.store(out_ptr + 2 * BLOCK + offs, tl.where(a > b, a, b))
+        tl.store(out_ptr + 3 * BLOCK + offs, tl.cumsum(a, axis=0))
+        tl.store(out_ptr + 4 * BLOCK + offs, (a.to(tl.int32) * 2).to(tl.bfloat16))
+        tl.store(out_ptr + 5 * BLOCK, tl.sum(a, axis=0))
+        tl.store(out_ptr + 5 * BLOCK + 1, tl.max(a, axis=0))
+
+    a = torch.tensor([-1.5, 2.0, -0.25, 3.0]).bfloat16()
+    b = torch.tensor([-2.0, -3.0, 0.5, 1.0]).bfloat16()
+    got = torch.zeros(24, dtype=torch.bfloat16)
+    bf16_ops[(1,)](a, b, got, BLOCK=4)
+    want = torch.cat([torch.maximum(a, b), a + b, torch.where(a > b, a, b),
+                      a.float().cumsum(0).bfloat16(), (a.int() * 2).bfloat16(),
+                      torch.stack([a.float().sum().bfloat16(), a.max()]), torch.zeros(2).bfloat16()])
+    print("bf16", torch.equal(got, want), got.tolist())
     print("applied", " ".join(applied))
 ''')
 
@@ -140,7 +161,9 @@ def test_interpreter_repairs_give_compiled_semantics_or_a_named_limitation(tmp_p
     assert lines["tgamma"] == "InterpreterLimitation True"
     assert lines["warmup"] == "InterpreterLimitation"
     assert lines["driver"] == "InterpreterLimitation"
-    assert {"libdevice-via-torch", "bool-ops-elementwise"} <= set(lines["applied"].split())
+    assert lines["bf16"].startswith("True"), lines["bf16"]
+    assert {"libdevice-via-torch", "bool-ops-elementwise", "bf16-arithmetic-fp32"} <= set(
+        lines["applied"].split())
 
 
 def test_a_named_limitation_is_not_checkable_and_the_job_is_never_passed():

@@ -19,6 +19,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import secrets
 import signal
 import socket
@@ -30,6 +31,8 @@ from pathlib import Path
 
 import psutil
 import pytest
+
+from kgb.protocol import OUTPUT_NAMES
 
 from kgb.sandbox import available_backends, create_sandbox
 from kgb.sandbox.base import GiB, MiB, ExecResult, Limits, Sandbox, SandboxRequest
@@ -181,9 +184,12 @@ CONTAINED = {"math.addcmul": "passed",            # socket_connect
              "fusion.linear_bias_relu": "passed",  # huge_output
              "matmul.matmul": "timeout",          # fork_bomb
              "normalization.softmax": "timeout",  # infinite_loop
-             "convolution.conv2d_3x3": "timeout"}   # sleep_forever
+             "convolution.conv2d_3x3": "timeout",   # sleep_forever
+             "normalization.rms_norm": "incorrect",  # oracle_in_process: never found
+             "reduce.sum_rows": "incorrect",      # oracle_on_disk: not mounted
+             "pooling.max_pool2d": "passed"}      # leave_junk: only protocol files leave
 HANGS = {"matmul.matmul", "normalization.softmax", "convolution.conv2d_3x3"}
-HOSTILE_TIMEOUT_S = 20.0
+HOSTILE_TIMEOUT_S = 45.0  # the honest work of a job must fit beside the attack on a busy 2-core host
 LOOPBACK_PORT = 47923  # kernels/socket_connect.py connects here
 
 
@@ -225,7 +231,7 @@ def test_hostile_kernels_end_with_verdicts(backend, tmp_path, monkeypatch):
     backend_or_skip(backend).close()
     # Defence in depth: with the static layer on, these never run. Off, the sandbox alone
     # has to hold them.
-    monkeypatch.setattr(execute, "static_findings", lambda source, job: None)
+    monkeypatch.setattr(execute, "static_findings", lambda source, job: [])
     tasks = list(CONTAINED)
     if backend == "process" and IS_ROOT:
         # Not run: root is exempt from RLIMIT_NPROC, so on the process backend the fork bomb
@@ -239,7 +245,8 @@ def test_hostile_kernels_end_with_verdicts(backend, tmp_path, monkeypatch):
     try:
         report = run_verify(VerifyOptions(
             submission=HOSTILE, tasks_dir=ROOT / "tasks", out_dir=out, device="cpu",
-            sandbox=backend, timeout_s=HOSTILE_TIMEOUT_S, only=tuple(tasks)), as_json=True)
+            sandbox=backend, timeout_s=HOSTILE_TIMEOUT_S, only=tuple(tasks), jobs=2),
+            as_json=True)
         accepted = listener.poll()
     finally:
         listener.close()
@@ -249,9 +256,14 @@ def test_hostile_kernels_end_with_verdicts(backend, tmp_path, monkeypatch):
     assert report["complete"] and set(verdicts) == set(tasks), verdicts
     if backend == "process":  # no isolation: the attacks may succeed, but every job ends
         assert all(verdicts[t] == "timeout" for t in HANGS & set(tasks)), verdicts
+        # The reference is never in the worker's process, whatever the backend.
+        assert verdicts["normalization.rms_norm"] == "incorrect", verdicts
+        assert verdicts["pooling.max_pool2d"] == "passed", verdicts
     else:
         assert verdicts == {t: CONTAINED[t] for t in tasks}, verdicts
         assert accepted == 0, "a kernel reached the host's loopback"
+    left_out = sorted(p.name for p in (out / "jobs" / "pooling.max_pool2d" / "out").iterdir())
+    assert all(re.match(OUTPUT_NAMES, name) for name in left_out), left_out
     stdout_log = out / "jobs" / "fusion.linear_bias_relu" / "stdout.log"
     assert stdout_log.stat().st_size <= Limits().log_bytes
     time.sleep(1)

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import ROOT
 from kgb import submission as sub_mod
 from kgb.errors import SubmissionError
 from kgb.submission import load_submission
@@ -109,7 +110,7 @@ def test_too_many_members_refused(tmp_path, monkeypatch):
 def test_tar_bomb_total_size_refused(tmp_path, monkeypatch):
     monkeypatch.setattr(sub_mod, "MAX_TOTAL_BYTES", 50)
     members = good_members() + [(reg("tokens.jsonl"), b"x" * 100)]
-    with pytest.raises(SubmissionError, match="unpacks to more than 50 bytes"):
+    with pytest.raises(SubmissionError, match="unpacks to more than 50 bytes|over the 50-byte cap"):
         load_submission(make_tar(tmp_path / "s.tar.gz", members, "w:gz"), tmp_path / "out")
 
 
@@ -161,3 +162,67 @@ def test_cli_unknown_task_id_exit_2(tmp_path, kgb):
     proc = kgb("verify", src, "--out", tmp_path / "o", "--device", "cpu", timeout=120)
     assert proc.returncode == 2
     assert "unknown task id 'no.such_task'" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def _tar_header(name: bytes, size: int, kind: bytes) -> bytes:
+    header = bytearray(512)
+    header[0:len(name)] = name
+    header[100:108] = b"0000644\0"
+    header[108:116] = b"0000000\0"
+    header[116:124] = b"0000000\0"
+    header[124:136] = f"{size:011o}\0".encode()
+    header[136:148] = b"00000000000\0"
+    header[148:156] = b" " * 8
+    header[156:157] = kind
+    header[257:265] = b"ustar\x0000"
+    header[148:156] = f"{sum(header):06o}\0 ".encode()
+    return bytes(header)
+
+
+def test_a_pax_header_bomb_is_refused_before_tarfile_reads_it(tmp_path):
+    """A small .tar.gz whose PAX header claims 200 MiB: tarfile would read it all into memory
+    (~1 GiB RSS and a 200 MB error line before the fix); kgb refuses it from the header."""
+    import gzip
+    import resource
+    import subprocess
+    import sys
+
+    bomb = tmp_path / "bomb.tar.gz"
+    size = 200 << 20
+    with gzip.open(bomb, "wb", compresslevel=9) as f:
+        f.write(_tar_header(b"././@PaxHeader", size, b"x"))
+        record = b"%d path=" % (size,)
+        f.write(record)
+        chunk = b"a" * (1 << 20)
+        left = size - len(record)
+        while left > 0:
+            f.write(chunk[: min(left, len(chunk))])
+            left -= len(chunk)
+        f.write(bytes(512 - size % 512) if size % 512 else b"")
+        f.write(bytes(1024))
+    assert bomb.stat().st_size < 1 << 20
+    proc = subprocess.run([sys.executable, "-m", "kgb.cli", "verify", str(bomb), "--out",
+                           str(tmp_path / "out")], capture_output=True, text=True, timeout=300,
+                          cwd=ROOT)
+    assert proc.returncode == 2
+    assert "extended tar header claims" in proc.stderr and len(proc.stderr) < 400
+    peak_mib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    assert peak_mib < 700, peak_mib  # torch's import alone is ~400 MiB; the bomb adds nothing
+
+
+def test_long_member_names_are_cut_in_messages(tmp_path):
+    import io
+    import tarfile
+
+    archive = tmp_path / "long.tar"
+    with tarfile.open(archive, "w") as tar:
+        manifest = b'[submission]\nname = "x"\n[[kernels]]\ntask = "math.addcmul"\nfile = "kernels/a.py"\n'
+        for name, data in (("manifest.toml", manifest), ("kernels/a.py", b""),
+                           ("x" * 5000 + ".py", b"")):
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    with pytest.raises(SubmissionError) as err:
+        load_submission(archive, tmp_path / "out")
+    assert "is not named by manifest.toml" in err.value.message
+    assert len(err.value.message) < 400

@@ -274,3 +274,36 @@ def test_enums_are_the_one_vocabulary():
     assert {s.value for s in P.Verdict} == {"passed", "rejected", "incorrect", "compile_error",
                                            "crashed", "timeout", "missing", "unverified"}
     assert P.parse(P.CaseOutcome, {"id": "a", "status": "passed"}).status is S.PASSED
+
+
+def test_a_result_naming_other_files_is_rejected(tmp_path):
+    """The old protocol let the worker say where its outputs were; a forged name now is an
+    unknown key, and the judge never reads a name the worker wrote."""
+    data = json.loads(json.dumps(GOOD))
+    data["cases"][0]["calls"][0]["output_file"] = "../../refcache/math.addcmul/tiny.safetensors"
+    parsed = _write(tmp_path, data)
+    assert isinstance(parsed, P.ProtocolError) and "output_file" in str(parsed)
+
+
+def test_the_judge_reads_only_the_planned_file_inside_the_output_folder(tmp_path):
+    import torch
+    from safetensors.torch import save_file
+
+    from kgb.judge.judge import load_outputs
+
+    out = tmp_path / "jobs" / "t" / "out"
+    out.mkdir(parents=True)
+    cache = tmp_path / "refcache" / "t"
+    cache.mkdir(parents=True)
+    save_file({"out0": torch.ones(3)}, str(cache / "ref.safetensors"))
+    name = P.output_file(0, 0)
+    (out / name).symlink_to(cache / "ref.safetensors")  # the reference, through a link
+    with pytest.raises(ValueError, match="missing"):
+        load_outputs(out, name, "cpu")
+    (out / name).unlink()
+    with pytest.raises(ValueError, match="missing"):
+        load_outputs(out, name, "cpu")  # nothing at the planned name: nothing is read
+    with pytest.raises(ValueError, match="not inside"):
+        load_outputs(out, "../../../refcache/t/ref.safetensors", "cpu")
+    save_file({"out0": torch.zeros(3)}, str(out / name))
+    assert torch.equal(load_outputs(out, name, "cpu")[0], torch.zeros(3))

@@ -11,7 +11,7 @@ import shutil
 import sys
 import tempfile
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import kgb
@@ -150,10 +150,14 @@ def _run_candidate(job: Job, job_dir: Path, out: Path, ctx: JobContext) -> ExecR
             ro_paths=runtime_paths() + (ctx.submission_root, job_dir),
             env=tuple(sorted(worker_env(job.device, tmp_dir, ctx.limits).items())),
             tmp_dir=tmp_dir, device=job.device, label=f"{ctx.run_id}/{job.task.id}",
-            cwd=out, cancel=ctx.cancel)
+            cwd=out, cancel=ctx.cancel, keep_names=P.OUTPUT_NAMES)
         execution = ctx.sandbox.run(request, ctx.limits)
     finally:
         shutil.rmtree(tmp_dir, ignore_errors=True)
+    removed = drop_leftovers(out)
+    if removed:
+        execution = replace(execution, notes=execution.notes + (
+            f"{removed} output entries the protocol does not name were deleted",))
     (job_dir / P.STDOUT_LOG).write_text(execution.stdout)
     (job_dir / P.STDERR_LOG).write_text(execution.stderr)
     tail = [ln for ln in execution.stderr.strip().splitlines() if ln.strip()][-1:]
@@ -162,6 +166,23 @@ def _run_candidate(job: Job, job_dir: Path, out: Path, ctx: JobContext) -> ExecR
                           P.cut(tail[0], 300) if tail else "")
     write_json_atomic(job_dir / P.EXEC_FILE, P.to_json(record), indent=1)
     return execution
+
+
+def drop_leftovers(out: Path) -> int:
+    """Delete everything in the output folder that the protocol does not name (files,
+    folders, links), wherever the backend let the worker write in place; returns how many."""
+    import re
+
+    removed = 0
+    for entry in list(out.iterdir()):
+        if entry.is_file() and not entry.is_symlink() and re.match(P.OUTPUT_NAMES, entry.name):
+            continue
+        if entry.is_dir() and not entry.is_symlink():
+            shutil.rmtree(entry, ignore_errors=True)
+        else:
+            entry.unlink(missing_ok=True)
+        removed += 1
+    return removed
 
 
 def _run_judge(request: P.JudgeRequest, job_dir: Path, ctx: JobContext) -> None:

@@ -229,16 +229,22 @@ def _kill_everything(mode: str, uid: int | None, deadline_s: float = 10.0) -> bo
     return False
 
 
-def _copy_out(src: str, dst_fd: int, budget: int) -> tuple[int, int]:
-    """Copy regular files and folders under src into dst_fd; (bytes copied, entries skipped)."""
+def _copy_out(src: str, dst_fd: int, budget: int, keep: str | None = None) -> tuple[int, int]:
+    """Copy regular files and folders under src into dst_fd; (bytes copied, entries skipped).
+    With `keep` (a regular expression) only top-level regular files whose names match it."""
+    import re
+
     copied = skipped = 0
     for entry in os.scandir(src):
+        if keep is not None and not re.match(keep, entry.name):
+            skipped += 1
+            continue
         try:
             st = entry.stat(follow_symlinks=False)
         except OSError:
             skipped += 1
             continue
-        if stat.S_ISDIR(st.st_mode):
+        if stat.S_ISDIR(st.st_mode) and keep is None:
             try:
                 os.mkdir(entry.name, 0o755, dir_fd=dst_fd)
             except FileExistsError:
@@ -408,11 +414,12 @@ def main(argv: list[str]) -> int:
         return 125
     if export_fd is not None:
         try:
-            copied, skipped = _copy_out(cfg["out_dir"], export_fd, int(cfg["out_bytes"]))
+            copied, skipped = _copy_out(cfg["out_dir"], export_fd, int(cfg["out_bytes"]),
+                                        cfg.get("keep"))
             report["copied_bytes"] = copied
             if skipped:
-                notes.append(f"{skipped} output entries that are not regular files or folders "
-                             "(links, devices, unreadable) were not copied out")
+                notes.append(f"{skipped} output entries were not copied out (names the protocol "
+                             "does not know, links, devices, unreadable)")
         except OSError as exc:
             notes.append(f"copying outputs out failed: {exc}")
     out, err = report.pop("_stdout"), report.pop("_stderr")

@@ -52,6 +52,9 @@ class SandboxRequest:
     cwd: Path | None = None
     # Set by kgb when the run is being stopped: the backend kills the job at once, as on timeout.
     cancel: threading.Event | None = field(default=None, compare=False)
+    # A regular expression: backends that copy outputs out copy only top-level regular files
+    # whose names match it (None: everything, as the self-check's probes need).
+    keep_names: str | None = None
 
 
 @dataclass(frozen=True)

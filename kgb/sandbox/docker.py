@@ -301,14 +301,16 @@ class DockerSandbox(Sandbox):
                         spool.write(out[:budget - size])
                         size += len(out)
                 spool.seek(0)
-                return unpack(spool, Path(request.out_dir), limits.output_bytes)
+                return unpack(spool, Path(request.out_dir), limits.output_bytes,
+                              request.keep_names)
         except Exception as exc:
             return [f"could not copy the outputs out of the container: {exc}"]
 
 
-def unpack(fileobj, dest: Path, budget: int) -> list[str]:
+def unpack(fileobj, dest: Path, budget: int, keep: str | None = None) -> list[str]:
     """Unpack a tar stream into dest: regular files and folders only, no absolute or `..`
-    names, nothing through links, at most `budget` bytes. Returns notes on what was skipped."""
+    names, nothing through links, at most `budget` bytes; with `keep` (a regular expression)
+    only top-level regular files whose names match it. Returns notes on what was skipped."""
     skipped, total = 0, 0
     root = dest.resolve()
     try:
@@ -321,6 +323,9 @@ def unpack(fileobj, dest: Path, budget: int) -> list[str]:
             if name in (".", "") and member.isdir():
                 continue
             target = (root / name)
+            if keep is not None and not (member.isreg() and re.match(keep, name)):
+                skipped += 1
+                continue
             if name.startswith(("/", "..")) or not (member.isreg() or member.isdir()) \
                     or os.path.realpath(target.parent) != str(target.parent) \
                     or not str(target).startswith(str(root) + "/"):

@@ -10,6 +10,9 @@ a plain bug with a one-line cause (shared/cpu-interpreter.md):
   computes in fp32; the interpreter passes the raw Python float, a weakly typed literal, so the
   same product is rounded to fp16. Fix: pass float arguments as fp32 scalars, as ints already are
   passed as int32.
+- Arithmetic, comparisons, min/max and reductions on bfloat16 values: the interpreter applies
+  numpy to the raw uint16 bit patterns (1.5 + 2.0 is NaN, max(-1.5, -2.0) is -2.0). Fix:
+  compute on the values in fp32 and round once to bfloat16, as the GPU does.
 - `libdevice.*` functions are stubs returning None in the interpreter. Fix: route them to the
   CUDA libdevice declarations and compute each symbol with PyTorch (interpreter_libdevice).
 - Python `and`/`or`/`not` on block tensors: compiled Triton applies them elementwise
@@ -29,6 +32,7 @@ import ast
 from typing import Any
 
 from kgb.protocol import (
+    BF16_ARITHMETIC_FIX,
     BF16_DOT_FIX,
     BF16_ROUNDING_FIX,
     BOOL_OPS_FIX,
@@ -73,10 +77,18 @@ def apply() -> tuple[str, ...]:
                             max_num_imprecise_acc)
 
     def cast_impl(self, src, dst_type):
-        if src.dtype.scalar == tl.float32 and dst_type.scalar == tl.bfloat16:
+        source, target = src.dtype.scalar, dst_type.scalar
+        if target == tl.bfloat16 and source != tl.bfloat16:
+            # Any type to bf16 goes through its fp32 value (exact for ints below 2**24, fp16)
+            # and rounds to nearest even; the interpreter would copy integer bits.
+            if source != tl.float32:
+                src = original_cast(self, src, tl.float32)
             values = torch.from_numpy(np.ascontiguousarray(src.data, dtype=np.float32))
             data = values.to(torch.bfloat16).view(torch.int16).numpy().view(np.uint16)
-            return it.TensorHandle(data, dst_type.scalar)
+            return it.TensorHandle(data, target)
+        if source == tl.bfloat16 and target not in (tl.bfloat16, tl.float32):
+            widened = it._convert_float(src.data, tl.bfloat16, tl.float32, None).view(np.float32)
+            return original_cast(self, it.TensorHandle(widened, tl.float32), dst_type)
         return original_cast(self, src, dst_type)
 
     def implicit_cvt(arg):
@@ -88,8 +100,98 @@ def apply() -> tuple[str, ...]:
     builder.create_dot = create_dot
     builder.cast_impl = cast_impl
     it._implicit_cvt = implicit_cvt
-    return (BF16_DOT_FIX, BF16_ROUNDING_FIX, FLOAT_ARGS_FIX, *_apply_libdevice(it),
-            *_apply_bool_ops(it), *_apply_named_limitations(it))
+    return (BF16_DOT_FIX, BF16_ROUNDING_FIX, FLOAT_ARGS_FIX, *_apply_bf16_arithmetic(it),
+            *_apply_libdevice(it), *_apply_bool_ops(it), *_apply_named_limitations(it))
+
+
+def _apply_bf16_arithmetic(it: Any) -> tuple[str, ...]:
+    import numpy as np
+    import torch
+    import triton.language as tl
+
+    def values(data):  # bf16 bit patterns (uint16) -> fp32 values, exactly
+        return (np.asarray(data, dtype=np.uint16).astype(np.uint32) << 16).view(np.float32)
+
+    def bits(data):  # fp32 values -> bf16 bit patterns, round to nearest even
+        tensor = torch.from_numpy(np.ascontiguousarray(data, dtype=np.float32))
+        return tensor.to(torch.bfloat16).view(torch.int16).numpy().view(np.uint16)
+
+    def is_bf16(handle) -> bool:
+        return handle.dtype.scalar == tl.bfloat16
+
+    builder = it.InterpreterBuilder
+    original_binary, original_unary = builder.binary_op, builder.unary_op
+    original_ternary, original_fma = builder.ternary_op, builder.create_fma
+
+    def widen(handle):
+        return it.TensorHandle(values(handle.data), tl.float32) if is_bf16(handle) else handle
+
+    def narrow(result, was_bf16: bool):
+        if was_bf16 and result.data.dtype == np.float32:
+            return it.TensorHandle(bits(result.data), tl.bfloat16)
+        return result
+
+    def binary_op(self, lhs, rhs, op):
+        if not (is_bf16(lhs) or is_bf16(rhs)):
+            return original_binary(self, lhs, rhs, op)
+        return narrow(original_binary(self, widen(lhs), widen(rhs), op), True)
+
+    def unary_op(self, arg, op):
+        if not is_bf16(arg):
+            return original_unary(self, arg, op)
+        return narrow(original_unary(self, widen(arg), op), True)
+
+    def ternary_op(self, lhs, rhs, other, op):
+        if op is np.where or not any(map(is_bf16, (lhs, rhs, other))):
+            return original_ternary(self, lhs, rhs, other, op)  # a select moves bits as they are
+        return narrow(original_ternary(self, widen(lhs), widen(rhs), widen(other), op), True)
+
+    def create_fma(self, x, y, z):
+        if not is_bf16(z):
+            return original_fma(self, x, y, z)
+        return narrow(original_fma(self, widen(x), widen(y), widen(z)), True)
+
+    builder.binary_op, builder.unary_op = binary_op, unary_op
+    builder.ternary_op, builder.create_fma = ternary_op, create_fma
+
+    reduce_ops, scan_ops = it.ReduceOps, it.ScanOps
+    original_min_max, original_sum = reduce_ops.min_max, reduce_ops.sum
+    original_cumsum, original_cumprod = scan_ops.cumsum, scan_ops.cumprod
+
+    def as_fp32_tensor(tensor):
+        return tl.core.tensor(it.TensorHandle(values(tensor.handle.data), tl.float32),
+                              tensor.type.with_element_ty(tl.float32))
+
+    def back_to_bf16(result):
+        if isinstance(result, tl.core.tensor) and result.handle.data.dtype == np.float32:
+            handle = it.TensorHandle(bits(result.handle.data), tl.bfloat16)
+            return tl.core.tensor(handle, result.type.with_element_ty(tl.bfloat16)
+                                  if result.type.is_block() else tl.bfloat16)
+        return result
+
+    def min_max(self, input, val_reduce_op, idx_reduce_op=None):
+        value = input[0] if isinstance(input, tuple) else input
+        if value.dtype != tl.bfloat16:
+            return original_min_max(self, input, val_reduce_op, idx_reduce_op)
+        result = original_min_max(self, as_fp32_tensor(value), val_reduce_op, idx_reduce_op)
+        return tuple(map(back_to_bf16, result)) if isinstance(result, tuple) else \
+            back_to_bf16(result)
+
+    def reduce_sum(self, input):
+        if input.dtype != tl.bfloat16:
+            return original_sum(self, input)
+        return back_to_bf16(original_sum(self, as_fp32_tensor(input)))
+
+    def scan(original):
+        def run(self, input):
+            if input.dtype != tl.bfloat16:
+                return original(self, input)
+            return [back_to_bf16(t) for t in original(self, as_fp32_tensor(input))]
+        return run
+
+    reduce_ops.min_max, reduce_ops.sum = min_max, reduce_sum
+    scan_ops.cumsum, scan_ops.cumprod = scan(original_cumsum), scan(original_cumprod)
+    return (BF16_ARITHMETIC_FIX,)
 
 
 def _apply_libdevice(it: Any) -> tuple[str, ...]:
