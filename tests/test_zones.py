@@ -87,3 +87,16 @@ if _seen:
     result = P.read(P.WorkerResult, job_dir / P.OUT_DIR / P.RESULT_FILE, P.RESULT_MAX_BYTES)
     assert result.error is None, result.error
     assert result.stage == "done"
+
+
+def test_the_oracle_hunter_would_find_a_loaded_reference():
+    """The hostile fixture that proves the reference is absent from the worker must be able to
+    find it where it is present (here: this test process, after loading one)."""
+    from kgb.tasks.casegen import load_module
+
+    hunter = load_module(ROOT / "tests/fixtures/hostile/kernels/oracle_in_process.py",
+                         "kgb_test_hunter")
+    assert hunter._hunt() is None or "kgb_task_reference" not in __import__("sys").modules
+    load_module(ROOT / "tasks/Normalization/rms_norm/reference.py", "kgb_task_reference")
+    found = hunter._hunt()
+    assert found is not None and found.__name__ == "reference"

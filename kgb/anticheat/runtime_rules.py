@@ -21,6 +21,11 @@ NO_OWN_TRITON_LAUNCH = declare(Rule(
     "D204", 2, "no-own-triton-launch", (1, 2, 3),
     "A call finished without launching any @triton.jit kernel defined in the kernel file.",
     "Compute the result in a Triton kernel of your own file, launched on every call."))
+TORCH_AT_RUN_TIME = declare(Rule(
+    "D206", 2, "pytorch-at-run-time", (1, 2, 3, 22),
+    "While the entry ran, its host code dispatched PyTorch ops other than allocation, views, "
+    "copies and fills (seen by a TorchDispatchMode, outside Triton launches).",
+    "Compute in your Triton kernels; host code may only allocate, view, copy and fill."))
 RESULT_FILE_INVALID = declare(Rule(
     "D205", 2, "result-file-invalid", (15, 16),
     "The worker's result file is not what kgb's worker writes (unknown keys, wrong types, "

@@ -40,16 +40,20 @@ def plan_cases(task: Task, device: str, run_seed: int) -> tuple[Case, ...]:
     kind = "cpu" if device == "cpu" else "cuda"
     cases = []
 
-    def add(shape, dtype: str, mode: str, layout: str = CONTIGUOUS) -> None:
+    def add(shape, dtype: str, mode: str, layout: str = CONTIGUOUS, full: bool = False) -> None:
         case_id = f"{shape.name}-{dtype}-{mode}" + ("" if layout == CONTIGUOUS else f"-{layout}")
         seed = case_seed(run_seed, task.id, case_id)
         cases.append(Case(case_id, shape, dtype, mode, seed, layout,
-                          plan_calls(task, case_id, seed, mode, layout, run_seed)))
+                          plan_calls(task, case_id, seed, mode, layout, run_seed, full)))
 
-    for shape in task.shapes_for(kind):
+    shapes = task.shapes_for(kind)
+    for shape in shapes:
         for dtype in task.dtypes:
             for mode in task.modes:
-                add(shape, dtype, mode)
+                # On the CPU the anti-caching calls run on the first shape only: caching pays
+                # only where kernels are timed (the GPU, where every standard case gets them).
+                full = kind == "cuda" or shape == shapes[0]
+                add(shape, dtype, mode, full=full)
         if task.strided_inputs:
             for layout in (PADDED, TRANSPOSED):
                 add(shape, task.dtypes[0], task.modes[0], layout)
@@ -60,15 +64,34 @@ SEED_ARG_LIMIT = 2**31 - 1  # seeds handed to Random tasks' kernels stay below t
 
 
 def plan_calls(task: Task, case_id: str, seed: int, mode: str, layout: str,
-               run_seed: int) -> tuple[CallSpec, ...]:
-    """The calls of one case: the primary call on the case's inputs; for Random tasks also the
-    same inputs again in new storage (the same seed must repeat its output bit for bit) and the
-    same inputs with another seed (the output must change and still pass the task's check)."""
+               run_seed: int, full: bool = True) -> tuple[CallSpec, ...]:
+    """The calls of one case (layers 2 and 3, design.md), every answer judged against its own
+    reference on the trusted side:
+
+    - primary: the case's inputs;
+    - standard-mode cases (`full`): fresh inputs of the same shape (an answer keyed by shape
+      or address is wrong), the primary's values again in new storage (determinism, pointer
+      keys), the primary's values with one element halved (keys sampled from the values);
+    - Random tasks (`full` cases): the same seed again must repeat bit for bit, another seed
+      must change the output and still pass the task's check;
+    - every standard-mode case: a ghost call, with every Triton launch a no-op, whose output
+      must be wrong (right means the Triton kernels did not compute it). It comes last, so
+      autotuning has already chosen its configuration on real launches."""
+
+    def derived(kind: str) -> int:
+        return case_seed(run_seed, task.id, f"{case_id}/{kind}")
+
     calls = [CallSpec(CallKind.PRIMARY, seed)]
-    if task.seed_input is not None:
-        other = case_seed(run_seed, task.id, f"{case_id}/reseed") % SEED_ARG_LIMIT
+    standard = mode == "standard" and layout == CONTIGUOUS
+    if task.seed_input is not None and full:
         calls += [CallSpec(CallKind.SAME_VALUES, seed),
-                  CallSpec(CallKind.RESEED, seed, seed_value=other)]
+                  CallSpec(CallKind.RESEED, seed, seed_value=derived("reseed") % SEED_ARG_LIMIT)]
+    elif standard and full:
+        calls += [CallSpec(CallKind.FRESH, derived("fresh")),
+                  CallSpec(CallKind.SAME_VALUES, seed),
+                  CallSpec(CallKind.NEAR_EQUAL, seed, perturb_seed=derived("near"))]
+    if standard:
+        calls.append(CallSpec(CallKind.GHOST, derived("ghost")))
     return tuple(calls)
 
 

@@ -82,13 +82,18 @@ def case_outcome(spec: P.CaseSpec, claim: P.CaseRecord | None, judged: P.CaseJud
         return P.CaseOutcome(cid, S.NOT_CHECKABLE, message=limited)
     if claim is None or claim.skipped is not None or not claim.calls:
         return P.CaseOutcome(cid, S.NOT_RUN, message="the worker did not run this case")
-    for record in claim.calls:
+    # A ghost call may fail any way it likes (no Triton kernel ran): only a right answer from
+    # it counts (D301, from the judge). Its evidence is not judged either.
+    ghosts_raised = {r.index for r in claim.calls
+                     if r.kind == P.CallKind.GHOST and r.status == S.RAISED}
+    records = [r for r in claim.calls if r.kind != P.CallKind.GHOST]
+    for record in records:
         broken = _rule_broken(record)
         if broken is not None:
             rule, why = broken
             return P.CaseOutcome(cid, S.VIOLATION, message=f"{record.kind.value} call: {why}",
                                  rule=rule.id)
-    raised = next((r for r in claim.calls if r.status == S.RAISED), None)
+    raised = next((r for r in records if r.status == S.RAISED), None)
     if raised is not None and raised.error_kind == P.ErrorKind.INTERPRETER and limits:
         why = P.cut(raised.error, 300)
         return P.CaseOutcome(cid, S.NOT_CHECKABLE,
@@ -99,8 +104,9 @@ def case_outcome(spec: P.CaseSpec, claim: P.CaseRecord | None, judged: P.CaseJud
             return P.CaseOutcome(cid, S.NOT_CHECKABLE, message=excuse)
         return P.CaseOutcome(cid, S.RAISED, message=P.cut(raised.error, 600),
                              rule=raised.error_kind.value if raised.error_kind else None)
-    calls = judged.calls if judged else ()
-    if len(calls) < len(spec.calls) or any(c.status == S.NOT_RUN for c in calls):
+    calls = tuple(c for c in (judged.calls if judged else ()) if c.index not in ghosts_raised)
+    if len(calls) < len(spec.calls) - len(ghosts_raised) or \
+            any(c.status == S.NOT_RUN for c in calls):
         return P.CaseOutcome(cid, S.NOT_RUN, message="the reference worker did not judge every "
                                                      "call of this case")
     infra = next((c for c in calls if c.status == S.INFRA), None)
@@ -111,8 +117,9 @@ def case_outcome(spec: P.CaseSpec, claim: P.CaseRecord | None, judged: P.CaseJud
         return P.CaseOutcome(cid, S.VIOLATION, ruled.max_abs, ruled.rel_l2,
                              f"{ruled.kind.value} call: {ruled.message}", ruled.rule)
     failed = next((c for c in calls if c.status == S.FAILED), None)
-    worst_abs = _max(c.max_abs for c in calls)
-    worst_l2 = _max(c.rel_l2 for c in calls)
+    measured = [c for c in calls if c.kind != P.CallKind.GHOST]  # a ghost is meant to be wrong
+    worst_abs = _max(c.max_abs for c in measured)
+    worst_l2 = _max(c.rel_l2 for c in measured)
     if failed is None:
         return P.CaseOutcome(cid, S.PASSED, worst_abs, worst_l2)
     excuse = limits.excuse_failure("mismatch") if limits else None
@@ -136,7 +143,10 @@ def _rule_broken(record: P.CallRecord) -> tuple[Rule, str] | None:
         return RR.OUTPUT_ALIASES_INPUT, f"output {out} shares memory with input {inp}"
     if record.mutated_inputs:
         return RR.INPUT_MUTATED, f"input {record.mutated_inputs[0]} was modified by the kernel"
-    if record.status == S.RETURNED and record.kind != P.CallKind.GHOST and record.launches == 0:
+    if record.torch_ops:
+        ops = ", ".join(P.cut(op, 40) for op in record.torch_ops[:6])
+        return RR.TORCH_AT_RUN_TIME, f"the host code ran PyTorch ops: {ops}"
+    if record.status == S.RETURNED and record.launches == 0:
         return RR.NO_OWN_TRITON_LAUNCH, ("the call launched no @triton.jit kernel defined in the "
                                          "kernel file")
     return None

@@ -4,21 +4,25 @@ something the candidate cannot touch (outputs judged on the trusted side, design
 
 from __future__ import annotations
 
+import contextlib
 import os
 from typing import Any
 
 
 class LaunchCounter:
-    """Counts launches of @triton.jit kernels whose code lives in the candidate's file.
+    """Counts launches of @triton.jit kernels whose code lives in the candidate's file, and in
+    a ghost call turns every Triton launch into a no-op.
 
-    Every launch — `kernel[grid](...)`, through autotune/heuristics wrappers, compiled or
-    interpreted — ends in JITFunction.run / InterpretedFunction.run; warm-up calls are not
-    launches."""
+    A launch goes through JITFunction.run / InterpretedFunction.run (`kernel[grid](...)`,
+    autotune and heuristics wrappers, torch.library's wrap_triton) or, for a compiled kernel
+    obtained from `kernel.warmup(...)` (Triton's softmax tutorial), through
+    CompiledKernel.__getitem__; warm-up calls are not launches."""
 
-    def __init__(self, kernel_path: str) -> None:
+    def __init__(self, kernel_path: str, trace: DispatchTrace | None = None) -> None:
         self.kernel_path = os.path.realpath(kernel_path)
         self.count = 0
         self.ghost = False
+        self.trace = trace  # paused while a Triton launch runs (its own aten ops are not ours)
 
     def reset(self, ghost: bool = False) -> None:
         """Start counting a new call; `ghost`: own-file launches do nothing (ghost replay)."""
@@ -36,18 +40,123 @@ class LaunchCounter:
             pass
         for cls in classes:
             self._wrap(cls)
+        try:
+            from triton.compiler.compiler import CompiledKernel
+        except ImportError:  # pragma: no cover
+            return
+        self._wrap_compiled(CompiledKernel)
+
+    @contextlib.contextmanager
+    def paused(self):
+        if self.trace is not None:
+            self.trace.paused += 1
+        try:
+            yield
+        finally:
+            if self.trace is not None:
+                self.trace.paused -= 1
+
+    def _own(self, python_function: Any) -> bool:
+        code = getattr(python_function, "__code__", None)
+        return code is not None and os.path.realpath(code.co_filename) == self.kernel_path
+
+    def _wrap_compiled(self, cls: Any) -> None:
+        original = cls.__getitem__
+        counter = self
+
+        def getitem(self, grid):
+            runner = original(self, grid)
+            jit_function = getattr(getattr(self, "src", None), "fn", None)
+            own = counter._own(getattr(jit_function, "fn", None))
+
+            def launch(*args, **kwargs):
+                if own:
+                    counter.count += 1
+                if counter.ghost:
+                    return None
+                with counter.paused():
+                    return runner(*args, **kwargs)
+
+            return launch
+
+        cls.__getitem__ = getitem
 
     def _wrap(self, cls: Any) -> None:
         original = cls.run
         counter = self
 
         def run(self, *args, grid, warmup, **kwargs):
-            code = getattr(getattr(self, "fn", None), "__code__", None)
-            if not warmup and code is not None and \
-                    os.path.realpath(code.co_filename) == counter.kernel_path:
-                counter.count += 1
+            if not warmup:
+                if counter._own(getattr(self, "fn", None)):
+                    counter.count += 1
                 if counter.ghost:
-                    return None
-            return original(self, *args, grid=grid, warmup=warmup, **kwargs)
+                    return None  # ghost replay: no Triton kernel runs at all
+            with counter.paused():
+                return original(self, *args, grid=grid, warmup=warmup, **kwargs)
 
         cls.run = run
+
+
+# aten ops honest host glue performs: allocation, views, copies and fills (design.md, layer 2).
+# Anything else the candidate's host code dispatches is PyTorch computing the answer.
+GLUE_OPS = frozenset({
+    # allocation
+    "empty", "empty_like", "empty_strided", "new_empty", "new_empty_strided", "zeros",
+    "zeros_like", "new_zeros", "ones", "ones_like", "new_ones", "full", "full_like", "new_full",
+    "scalar_tensor", "lift_fresh", "lift_fresh_copy",
+    # views
+    "view", "_unsafe_view", "reshape", "_reshape_alias", "as_strided", "transpose", "t",
+    "permute", "expand", "expand_as", "unsqueeze", "squeeze", "slice", "select", "narrow",
+    "unfold", "alias", "detach", "diagonal", "split", "split_with_sizes", "chunk", "unbind",
+    "tensor_split", "movedim", "view_as_real", "view_as_complex", "unflatten", "flatten",
+    "contiguous", "_conj", "_neg_view", "as_strided_", "squeeze_", "unsqueeze_", "t_",
+    "transpose_",
+    # copies and fills
+    "copy_", "clone", "_to_copy", "to", "fill_", "zero_", "fill", "_copy_from",
+    "_copy_from_and_resize", "_local_scalar_dense_disallowed",
+    # queries that dispatch
+    "is_same_size", "is_contiguous", "size", "stride", "sym_size", "sym_stride", "sym_numel",
+    "sym_storage_offset", "dim", "numel", "_has_compatible_shallow_copy_type", "is_pinned",
+    "record_stream_disallowed",
+})
+
+
+class DispatchTrace:
+    """Records the aten ops the candidate's host code dispatches during a call, outside Triton
+    launches (Triton's CPU interpreter moves tensors with aten ops of its own)."""
+
+    def __init__(self) -> None:
+        self.ops: set[str] = set()
+        self.paused = 0
+        self._mode: Any = None
+
+    def start(self) -> None:
+        from torch.utils._python_dispatch import TorchDispatchMode
+
+        trace = self
+
+        class Mode(TorchDispatchMode):
+            def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+                kwargs = kwargs or {}
+                if not trace.paused:
+                    trace.record(func, args, kwargs)
+                return func(*args, **kwargs)
+
+        self.ops = set()
+        self._mode = Mode()
+        self._mode.__enter__()
+
+    def stop(self) -> tuple[str, ...]:
+        if self._mode is not None:
+            self._mode.__exit__(None, None, None)
+            self._mode = None
+        return tuple(sorted(self.ops))
+
+    def record(self, func: Any, args: tuple, kwargs: dict) -> None:
+        name = func._schema.name.split("::")[-1]
+        if name in GLUE_OPS:
+            if name in ("_to_copy", "to") and "dtype" in kwargs and args and \
+                    getattr(args[0], "dtype", None) not in (None, kwargs["dtype"]):
+                self.ops.add(f"{name}(dtype={kwargs['dtype']})")  # a cast computes (rounds)
+            return
+        self.ops.add(name)

@@ -22,7 +22,7 @@ from kgb.jsonfiles import write_json_atomic
 from kgb.tasks.casegen import call_inputs, fingerprint, load_module
 from kgb.worker import interpreter_fixes, timing
 from kgb.worker.errors import candidate_traceback, describe, error_kind
-from kgb.worker.evidence import LaunchCounter
+from kgb.worker.evidence import DispatchTrace, LaunchCounter
 from kgb.worker.jit_globals import non_constexpr_globals
 from kgb.worker.outputs import (
     aliases,
@@ -77,7 +77,8 @@ def _run(spec: P.JobSpec, progress: _Progress) -> None:
     if spec.interpreter:
         progress.autotune_first_config = interpreter_fixes.keep_first_autotune_config()
         progress.interpreter_fixes = interpreter_fixes.apply()
-    counter = LaunchCounter(spec.kernel_path)
+    trace = DispatchTrace()
+    counter = LaunchCounter(spec.kernel_path, trace)
     counter.install()
     # make_inputs only: the task's reference never enters this process (design rule 2).
     task_inputs = load_module(Path(spec.inputs_path), "kgb_task_inputs")
@@ -104,7 +105,7 @@ def _run(spec: P.JobSpec, progress: _Progress) -> None:
     progress.stage = "cases"
     sync: Callable[[], None] = (torch.cuda.synchronize if spec.device.startswith("cuda")
                                 else (lambda: None))
-    runner = _CallRunner(spec, task_inputs, entry, counter, sync, progress)
+    runner = _CallRunner(spec, task_inputs, entry, counter, trace, sync, progress)
     for index, case in enumerate(spec.cases):
         progress.cases.append(runner.case(index, case))
     progress.stage = "timing"
@@ -115,9 +116,10 @@ def _run(spec: P.JobSpec, progress: _Progress) -> None:
 
 class _CallRunner:
     def __init__(self, spec: P.JobSpec, task_inputs: Any, entry: Callable,
-                 counter: LaunchCounter, sync: Callable[[], None], progress: _Progress) -> None:
+                 counter: LaunchCounter, trace: DispatchTrace, sync: Callable[[], None],
+                 progress: _Progress) -> None:
         self.spec, self.task_inputs, self.entry = spec, task_inputs, entry
-        self.counter, self.sync, self.progress = counter, sync, progress
+        self.counter, self.trace, self.sync, self.progress = counter, trace, sync, progress
 
     def case(self, index: int, case: P.CaseSpec) -> P.CaseRecord:
         if case.skip is not None:
@@ -152,13 +154,15 @@ class _CallRunner:
             _keep_traceback(spec, self.progress, exc)
             return P.CallRecord(status=P.CaseStatus.RAISED, error=describe(exc, spec.kernel_path),
                                 error_kind=error_kind(exc), **base), inputs
+        torch_ops = self.trace.stop()
         wall_s = _perf_counter() - start
         launches = self.counter.count
         self.counter.reset()
         items = as_items(returned)
         types = type_names(items)
         evidence: dict[str, Any] = dict(output_types=types, launches=launches, wall_s=wall_s,
-                                        mutated_inputs=mutated(inputs, originals))
+                                        mutated_inputs=mutated(inputs, originals),
+                                        torch_ops=torch_ops)
         if any(t != P.PLAIN_TENSOR for t in types):
             return P.CallRecord(status=P.CaseStatus.RETURNED, **base, **evidence), inputs
         outputs = tuple(items)
