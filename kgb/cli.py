@@ -50,18 +50,21 @@ def cli() -> None:
 @click.option("--resume", is_flag=True,
               help="Continue the stopped run in --out: keep its seed and finished jobs, run the "
                    "rest (same submission, suite and options required).")
+@click.option("--static", "static_layer", type=click.Choice(["on", "off"]), default="on",
+              show_default=True,
+              help="Research option: 'off' skips layer 1 so layers 2 and 3 are judged alone.")
 @click.option("--json", "as_json", is_flag=True, help="Print report.json instead of a table.")
 def verify(submission: Path, tasks_dir: Path, out_dir: Path, device: str, sandbox_name: str,
            timeout: float | None, only: str | None, seed: int | None, pricing: Path | None,
            limits: tuple[str, ...], devices: str | None, jobs: int, resume: bool,
-           as_json: bool) -> None:
+           static_layer: str, as_json: bool) -> None:
     """Verify every kernel of SUBMISSION (.tar, .tar.gz or folder) against the task suite."""
     from kgb.runner.verify import VerifyOptions, run_verify
 
     options = VerifyOptions(
         submission=submission, tasks_dir=tasks_dir, out_dir=out_dir, device=device,
         sandbox=sandbox_name, timeout_s=timeout, seed=seed, pricing=pricing, limits=limits,
-        resume=resume, devices=devices, jobs=jobs,
+        resume=resume, devices=devices, jobs=jobs, static=static_layer == "on",
         only=tuple(t.strip() for t in only.split(",") if t.strip()) if only else None)
     run_verify(options, as_json=as_json)
 

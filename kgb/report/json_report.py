@@ -62,12 +62,13 @@ def build_report(header: dict[str, Any], jobs: list[dict[str, Any]], complete: b
     return report
 
 
-def run_header(*, seed: int, devices: tuple[str, ...], sandbox, submission, limits
-               ) -> dict[str, Any]:
+def run_header(*, seed: int, devices: tuple[str, ...], sandbox, submission, limits,
+               static: bool = True) -> dict[str, Any]:
     from kgb.report.environment import collect
 
     return {
-        "environment": dict(collect(devices[0], sandbox.describe()), devices=list(devices)),
+        "environment": dict(collect(devices[0], sandbox.describe()), devices=list(devices),
+                            static_layer="on" if static else "off"),
         "limits": {k: getattr(limits, k) for k in limits.__dataclass_fields__},
         "seed": seed,
         "submission": submission.describe(),

@@ -111,6 +111,9 @@ def print_report(report: dict, as_json: bool = False, out_dir: Path | None = Non
             where = f" at {safe(job['location'])}" if job.get("location") else ""
             console.print(Text.assemble((safe(job.get("task")), "dim"), ": ",
                                         safe(job["message"]), where))
+    if env.get("static_layer") == "off":
+        console.print(Text("static layer OFF (--static off, a research option): layers 2 and 3 "
+                           "judged alone; do not publish these verdicts as kgb's", style="yellow"))
     if env.get("interpreter"):
         console.print(Text("CPU run: kernels ran in Triton's interpreter, so no timing is "
                            "meaningful (n/a); 'n/c': cases the interpreter cannot check, left to "

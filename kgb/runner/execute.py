@@ -40,6 +40,7 @@ class JobContext:
     submission_root: Path
     judges: JudgePool
     cancel: threading.Event = field(default_factory=threading.Event)  # set: the run is stopping
+    static: bool = True  # layer 1 on (off only with --static off, a research option)
 
 
 class JobCancelled(Exception):
@@ -53,7 +54,7 @@ def run_job(job: Job, ctx: JobContext) -> P.JobRecord:
         shutil.rmtree(job_dir)
     job_dir.mkdir(parents=True)
     source = job.kernel.path.read_text(errors="replace") if job.kernel else None
-    findings = static_findings(source, job) if source is not None else []
+    findings = static_findings(source, job) if source is not None and ctx.static else []
     interpreter = job.device == "cpu"
     plan = P.PlanRecord(
         task_id=job.task.id, category=job.task.category,

@@ -43,6 +43,7 @@ class VerifyOptions:
     resume: bool = False  # reuse the finished jobs of the run already in out_dir
     devices: str | None = None  # GPU indices ("0,1") or "all": one job per GPU at a time
     jobs: int = 1  # CPU runs: interpreter jobs at once
+    static: bool = True  # research option: False runs layers 2 and 3 alone (--static off)
 
 
 def resolve_device(requested: str) -> str:
@@ -134,7 +135,8 @@ def run_verify(options: VerifyOptions, as_json: bool = False) -> dict:
     with contextlib.ExitStack() as stack:
         sandbox = stack.enter_context(create_sandbox(options.sandbox))
         identity = device_identity(slots)
-        record = journal.RunRecord(seed, identity, sandbox.name,
+        record = journal.RunRecord(seed, identity, sandbox.name + ("" if options.static else
+                                                                   "+static-off"),
                                    journal.plan_digest(jobs, identity, sandbox.name, limits))
         if before and before != record:
             raise journal.resume_mismatch(out_dir)
@@ -142,13 +144,14 @@ def run_verify(options: VerifyOptions, as_json: bool = False) -> dict:
             shutil.rmtree(out_dir / "jobs", ignore_errors=True)
         journal.write_record(out_dir, record)
         judges = stack.enter_context(JudgePool(out_dir / "refcache", out_dir / "judges.log"))
-        ctx = JobContext(secrets.token_hex(4), out_dir, sandbox, limits, submission.root, judges)
+        ctx = JobContext(secrets.token_hex(4), out_dir, sandbox, limits, submission.root, judges,
+                         static=options.static)
         stack.enter_context(_stop_signals_interrupt())
         progress = stack.enter_context(JobProgress(len(jobs), quiet=as_json))
         outcome = run_all(jobs, slots, ctx, progress, reuse=lambda job: journal.finished(
             out_dir / "jobs" / job.task.id) if before else None)
         header = run_header(seed=seed, devices=slots, sandbox=sandbox, submission=submission,
-                            limits=limits)
+                            limits=limits, static=options.static)
     entries = [job_entry(journal.read_plan(out_dir / "jobs" / job.task.id), record)
                for job, record in outcome.results]
     report = build_report(header, entries, complete=outcome.failure is None and

@@ -146,10 +146,12 @@ class _CallRunner:
         poison_allocator(inputs, spec.device)
         self.counter.reset(ghost=call.kind == P.CallKind.GHOST)
         start = _perf_counter()
+        self.trace.start()
         try:
             returned = self.entry(*inputs)
             self.sync()
-        except BaseException as exc:
+        except BaseException as exc:  # the candidate's failure is a fact, whatever it is
+            self.trace.stop()
             self.counter.reset()
             _keep_traceback(spec, self.progress, exc)
             return P.CallRecord(status=P.CaseStatus.RAISED, error=describe(exc, spec.kernel_path),
