@@ -53,13 +53,20 @@ TEXT_MAX_CHARS = 4000  # any message the worker writes is cut to this on the tru
 # The only names the worker may leave in its output folder: anything else it writes (a 48 MiB
 # junk.bin, a planted module, a link) is never copied out of the sandbox, and is deleted where
 # the backend writes in place (kgb.runner.execute).
-OUTPUT_NAMES = r"^(result\.json|traceback\.txt|case_\d{3}_call_\d+\.safetensors)$"
+OUTPUT_NAMES = (r"^(result\.json|progress\.json|traceback\.txt"
+                r"|case_\d{3}_call_\d+\.safetensors|timed_\d{3}_\d{3}\.safetensors)$")
+PROGRESS_FILE = "progress.json"  # Progress, rewritten as the worker goes (read after a timeout)
 
 
 def output_file(case_index: int, call_index: int) -> str:
     """The one name under which a call's outputs may travel; the judge derives it from the
     indices of the plan, never from anything the worker wrote."""
     return f"case_{case_index:03d}_call_{call_index}.safetensors"
+
+
+def timed_file(case_index: int, rep: int) -> str:
+    """The outputs of timed call `rep` (0-based) of a case, kept when the supervisor chose it."""
+    return f"timed_{case_index:03d}_{rep:03d}.safetensors"
 
 
 # ------------------------------------------------------------------ vocabularies
@@ -107,6 +114,20 @@ class ErrorKind(enum.StrEnum):
 
 # ------------------------------------------------------------------ host → worker
 @dataclass(frozen=True)
+class Peaks:
+    """A device's limits (kgb.bench.hw): datasheet or calibrated."""
+
+    device: str
+    source: str  # "datasheet: <part>" or "calibrated <date>"
+    bandwidth_gbps: float  # DRAM bytes read + written per second / 1e9
+    tflops: dict[str, float]  # dense peak per case dtype (float32: TF32 tensor cores)
+
+    def flops_per_s(self, dtype: str) -> float | None:
+        value = self.tflops.get(dtype)
+        return value * 1e12 if value else None
+
+
+@dataclass(frozen=True)
 class CallSpec:
     kind: CallKind
     seed: int  # the seed make_inputs draws from
@@ -124,6 +145,8 @@ class CaseSpec:
     layout: str
     calls: tuple[CallSpec, ...]
     skip: str | None = None  # why this device cannot run the case; None: run it
+    flops: float = 0.0  # the task's cost model at these dims (a lower bound of the work)
+    bytes: float = 0.0
 
     @property
     def seed(self) -> int:
@@ -170,6 +193,8 @@ class CallRecord:
     aliases: tuple[tuple[int, int], ...] = ()  # (output, input) pairs sharing storage
     launches: int = 0  # launches of the file's own Triton kernels
     torch_ops: tuple[str, ...] = ()  # aten ops outside allocation/view/copy/fill
+    kernels: tuple[str, ...] = ()  # GPU kernels the profiler saw (primary calls, on a GPU)
+    late_write: bool = False  # the outputs changed after the call returned and synchronized
     wall_s: float | None = None
 
 
@@ -181,11 +206,18 @@ class CaseRecord:
 
 
 @dataclass(frozen=True)
-class TimingRecord:
+class TimedCase:
+    """The worker's timing loop of one case (kgb.bench.timer): evidence, backed on the trusted
+    side by the supervisor's window, the re-checked outputs it chose and the hardware's limits."""
+
     case: str
-    median_ms: float
-    reps: int
-    method: str
+    times_ms: tuple[float, ...]  # CUDA events, one per timed call
+    warmup: int
+    fingerprints: tuple[str, ...]  # of every timed call's outputs, committed to the supervisor
+    kept: tuple[int, ...]  # the calls whose outputs were saved (the supervisor's choice)
+    profiler_ms: float | None = None  # device time of one profiled call, all streams
+    kernels: tuple[str, ...] = ()  # kernel names the profiler saw while timing
+    streams: int = 0
 
 
 @dataclass(frozen=True)
@@ -196,7 +228,19 @@ class WorkerResult:
     error_kind: ErrorKind | None = None
     autotune_first_config: bool = False
     interpreter_fixes: tuple[str, ...] = ()
-    timing: TimingRecord | None = None
+    timed: tuple[TimedCase, ...] = ()
+    compile_s: float = 0.0  # spent compiling and autotuning (its own budget)
+
+
+@dataclass(frozen=True)
+class Progress:
+    """How far the worker got and where its time went (evidence: only ever used to say which
+    budget a stopped job was spending)."""
+
+    stage: str
+    cases_done: int
+    compile_s: float
+    elapsed_s: float
 
 
 # ------------------------------------------------------------------ host → judge → host
@@ -209,6 +253,9 @@ class JudgeRequest:
     layout_inputs: tuple[int, ...]
     seed_input: int | None
     claims: tuple[CaseRecord, ...]  # the worker's records, already parsed by the host
+    commits: tuple[Commit, ...] = ()  # the supervisor's: which timed outputs were kept
+    timed_cases: tuple[str, ...] = ()  # cases the worker timed: baselines are timed for these
+    baselines: bool = True
 
 
 @dataclass(frozen=True)
@@ -229,11 +276,50 @@ class CaseJudgement:
 
 
 @dataclass(frozen=True)
+class TimedCheck:
+    """A kept timed output, re-checked against its own reference (and its commitment)."""
+
+    case: str
+    rep: int
+    status: CaseStatus  # PASSED, FAILED or NOT_RUN
+    message: str = ""
+    rule: str | None = None
+
+
+@dataclass(frozen=True)
+class Baseline:
+    """PyTorch's own time for a timed case, measured by the same loop in the trusted judge."""
+
+    case: str
+    eager_ms: tuple[float, ...] = ()
+    compile_ms: tuple[float, ...] = ()
+    compile_error: str | None = None
+    overhead_ms: float | None = None  # the loop's own cost per call (a no-op in the call's place)
+    error: str | None = None
+
+
+@dataclass(frozen=True)
 class JudgeResult:
     cases: tuple[CaseJudgement, ...]
+    timed_checks: tuple[TimedCheck, ...] = ()
+    baselines: tuple[Baseline, ...] = ()
 
 
 # ------------------------------------------------------------------ sandbox → host
+@dataclass(frozen=True)
+class Mark:
+    label: str
+    t: float  # seconds since the worker started, on the supervisor's clock
+
+
+@dataclass(frozen=True)
+class Commit:
+    case: str
+    fingerprints: tuple[str, ...]
+    keep: tuple[int, ...]  # chosen by the supervisor after the fingerprints arrived
+    t: float
+
+
 @dataclass(frozen=True)
 class ExecRecord:
     """What the sandbox saw of the worker (exec.json): nothing the worker can write."""
@@ -245,6 +331,9 @@ class ExecRecord:
     truncated: bool
     notes: tuple[str, ...] = ()
     stderr_tail: str = ""  # the worker's last stderr line, for a death message
+    channel: bool = False  # the supervisor's clock and notary were there
+    marks: tuple[Mark, ...] = ()
+    commits: tuple[Commit, ...] = ()
 
 
 # ------------------------------------------------------------------ host: plan, verdict, facts
@@ -277,10 +366,13 @@ class PlanRecord:
     category: str
     kernel_file: str | None  # None: the submission has no kernel for this task
     slot: str  # the device the job ran on, as the host names it ("cpu", "cuda:1")
-    timeout_s: float
+    timeout_s: float  # the run-time budget
     cases: tuple[CaseSpec, ...]
+    compile_budget_s: float = 0.0  # compiling and autotuning, on top of the run-time budget
     findings: tuple[Finding, ...] = ()  # layer 1
     interpreter_features: tuple[str, ...] = ()  # what the CPU interpreter cannot judge
+    floor_peaks: Peaks | None = None  # for the roofline floor (the highest credible peaks)
+    efficiency_peaks: Peaks | None = None  # for fraction-of-peak figures
 
 
 @dataclass(frozen=True)
@@ -312,6 +404,44 @@ class VerdictRecord:
 
 
 @dataclass(frozen=True)
+class CaseTiming:
+    """A timed case's figures (kgb.runner.speed), for the report and the metrics."""
+
+    case: str
+    shape: str
+    dtype: str
+    reps: int
+    median_ms: float
+    iqr_ms: float
+    cv: float
+    min_ms: float
+    profiler_ms: float | None = None
+    eager_ms: float | None = None
+    compile_ms: float | None = None
+    compile_error: str | None = None
+    flops: float = 0.0
+    bytes: float = 0.0
+    floor_ms: float | None = None
+    tflops: float | None = None
+    gbps: float | None = None
+    flops_fraction: float | None = None
+    bandwidth_fraction: float | None = None
+
+
+@dataclass(frozen=True)
+class Conditions:
+    """The GPU's state around a job, read by the host through NVML (kgb.bench.conditions)."""
+
+    sm_clock_mhz: tuple[int, int] | None = None  # before, after
+    mem_clock_mhz: tuple[int, int] | None = None
+    temperature_c: tuple[int, int] | None = None
+    power_w: tuple[float, float] | None = None
+    throttle_reasons: tuple[str, ...] = ()  # active after the job (idle and boost excluded)
+    throttled: bool = False
+    error: str | None = None
+
+
+@dataclass(frozen=True)
 class JobFacts:
     """What the report shows beside the verdict; derived from the job's files only."""
 
@@ -321,10 +451,14 @@ class JobFacts:
     interpreter_limits: tuple[str, ...] = ()
     interpreter_fixes: tuple[str, ...] = ()
     note: str | None = None
-    time_ms: float | None = None
+    time_ms: float | None = None  # the largest timed case's median
     timed_case: str | None = None
-    speedup_eager: float | None = None  # baseline time / kernel time (kgb.bench)
+    speedup_eager: float | None = None  # geomean over shapes of eager time / kernel time
     speedup_compile: float | None = None
+    timings: tuple[CaseTiming, ...] = ()
+    speed_unchecked: tuple[str, ...] = ()  # timing checks that could not run, with why
+    compile_s: float = 0.0
+    conditions: Conditions | None = None
 
 
 @dataclass(frozen=True)

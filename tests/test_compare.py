@@ -98,3 +98,13 @@ def test_integer_slack_cannot_hide_truncation():
     assert compare_outputs([one_tie], [ref], tol).passed
     c = compare_outputs([truncated], [ref], tol)
     assert not c.passed and "relative L2" in c.message
+
+
+def test_exact_comparison_of_non_contiguous_outputs():
+    """A transposed output (or reference) is compared by value, not refused (seen by a suite
+    helper: out.view(-1) raised on a non-contiguous tensor)."""
+    ref = torch.arange(12, dtype=torch.float32).reshape(3, 4)
+    out = ref.t().contiguous().t()  # the same values, column-major
+    assert not out.is_contiguous()
+    assert compare_outputs([out], [ref], Tolerance(0, 0, 0), exact=True).passed
+    assert not compare_outputs([out + 1], [ref], Tolerance(0, 0, 0), exact=True).passed

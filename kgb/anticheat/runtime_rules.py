@@ -46,3 +46,33 @@ SEED_IGNORED = declare(Rule(
     "D303", 3, "seed-ignored", (7,),
     "A Random task's kernel gave the very same output for another seed.",
     "Draw the random numbers from the seed argument (tl.rand(seed, offsets))."))
+WORK_OUTSIDE_TIMED_WINDOW = declare(Rule(
+    "D304", 3, "work-outside-timed-window", (12, 13, 14),
+    "The supervisor's clock saw the timing loop take far longer than its CUDA events and the "
+    "loop's own cost explain (work on another stream or thread, or forged event times), or the "
+    "profiler saw more kernel time than the events.",
+    "Launch on the current stream and return when the work is enqueued; do not touch timers."))
+LATE_WRITE = declare(Rule(
+    "D305", 3, "late-write", (13,),
+    "The outputs changed after the call had returned and the device was synchronized: work "
+    "was still being done by a thread or another stream.",
+    "Finish the work before returning (everything on the current stream)."))
+KERNEL_SWITCH = declare(Rule(
+    "D306", 3, "kernel-switch", (30, 17),
+    "The kernels the profiler saw while a case was timed differ from those seen while it was "
+    "checked: a different code path runs when timed.",
+    "Run the same kernels whenever the entry is called."))
+IMPOSSIBLE_SPEED = declare(Rule(
+    "D307", 3, "impossible-speed", (24, 28, 8),
+    "The median time is below the hardware's floor for the task's work: max(FLOPs / peak "
+    "FLOP/s, bytes / peak bandwidth), from the device's datasheet.",
+    "Compute the whole result on every call; nothing can move data faster than the memory."))
+TIMED_OUTPUT_WRONG = declare(Rule(
+    "D308", 3, "timed-output-wrong", (8, 17, 29, 30),
+    "A timed call's outputs, chosen by the supervisor after they were committed, do not match "
+    "the reference for that call's inputs.",
+    "Compute every call's answer from its own inputs; never replay or skip work when timed."))
+TIMED_OUTPUT_SWAPPED = declare(Rule(
+    "D309", 3, "timed-output-swapped", (16,),
+    "A saved timed output is not the one whose fingerprint was committed to the supervisor.",
+    "Do not touch the harness's files."))

@@ -49,7 +49,8 @@ def _compare_one(out: torch.Tensor, ref: torch.Tensor, tol: Tolerance, exact: bo
         return Comparison(True, 0.0, 0.0)
     if exact:
         same = torch.equal(out, ref) if not ref.is_floating_point() else \
-            torch.equal(out.view(-1).view(torch.uint8), ref.view(-1).view(torch.uint8))
+            torch.equal(out.contiguous().view(-1).view(torch.uint8),
+                        ref.contiguous().view(-1).view(torch.uint8))
         return Comparison(same, None, None, "" if same else "not bit-exact")
     if not ref.is_floating_point():
         diff = (out.to(torch.int64) - ref.to(torch.int64)).abs()

@@ -19,6 +19,7 @@ from safetensors.torch import load_file, save_file
 from kgb import protocol as P
 from kgb.anticheat import runtime_rules as RR
 from kgb.jsonfiles import write_json_atomic
+from kgb.judge import speed
 from kgb.judge.compare import compare_outputs
 from kgb.tasks.casegen import call_inputs, fingerprint, load_module
 from kgb.tasks.loader import load_task
@@ -34,8 +35,9 @@ def judge_job(request: P.JudgeRequest, cache_dir: Path) -> P.JudgeResult:
     reference = load_module(task.reference_path, "kgb_task_reference")
     job = _Job(request, task, inputs_module, reference, cache_dir / task.id)
     claims = {c.id: c for c in request.claims}
-    result = P.JudgeResult(tuple(job.case(i, case, claims.get(case.id))
-                                 for i, case in enumerate(request.cases)))
+    cases = tuple(job.case(i, case, claims.get(case.id)) for i, case in enumerate(request.cases))
+    result = P.JudgeResult(cases, speed.recheck(request, task, inputs_module, reference, None),
+                           speed.baselines(request, inputs_module, reference))
     write_json_atomic(Path(request.job_dir) / P.JUDGE_FILE, P.to_json(result))
     return result
 

@@ -16,8 +16,9 @@ from pathlib import Path
 
 import kgb
 from kgb import protocol as P
+from kgb.bench.conditions import conditions, snapshot
 from kgb.jsonfiles import write_json_atomic
-from kgb.runner.grade import PLAN_FILE, grade, read_result
+from kgb.runner.grade import CONDITIONS_FILE, PLAN_FILE, grade, read_result
 from kgb.runner.interpreter import scan
 from kgb.runner.journal import write_finished
 from kgb.runner.judge_pool import JudgePool
@@ -41,6 +42,7 @@ class JobContext:
     judges: JudgePool
     cancel: threading.Event = field(default_factory=threading.Event)  # set: the run is stopping
     static: bool = True  # layer 1 on (off only with --static off, a research option)
+    peaks: tuple[P.Peaks | None, P.Peaks | None] | None = None  # (floor, efficiency) on a GPU
 
 
 class JobCancelled(Exception):
@@ -59,9 +61,12 @@ def run_job(job: Job, ctx: JobContext) -> P.JobRecord:
     plan = P.PlanRecord(
         task_id=job.task.id, category=job.task.category,
         kernel_file=job.kernel.file if job.kernel else None, slot=job.device,
-        timeout_s=ctx.limits.wall_time_s, cases=tuple(c.spec() for c in job.cases),
+        timeout_s=ctx.limits.wall_time_s, compile_budget_s=ctx.limits.compile_time_s,
+        cases=tuple(c.spec(None, *job.task.cost(c.shape.as_dict(), c.dtype)) for c in job.cases),
         findings=tuple(findings),
-        interpreter_features=tuple(sorted(scan(source))) if interpreter and source else ())
+        interpreter_features=tuple(sorted(scan(source))) if interpreter and source else (),
+        floor_peaks=ctx.peaks[0] if ctx.peaks else None,
+        efficiency_peaks=ctx.peaks[1] if ctx.peaks else None)
     write_json_atomic(job_dir / PLAN_FILE, P.to_json(plan), indent=1)
     if job.kernel is not None and not findings:
         _run(job, plan, job_dir, ctx)
@@ -94,15 +99,21 @@ def _run(job: Job, plan: P.PlanRecord, job_dir: Path, ctx: JobContext) -> None:
         device="cpu" if interpreter else "cuda:0",  # inside the sandbox: the one visible GPU
         interpreter=interpreter, out_dir=str(out), cases=plan.cases)
     write_json_atomic(job_dir / P.JOB_FILE, P.to_json(spec), indent=1)
+    before = snapshot(int(job.device.split(":")[1])) if not interpreter else None
     execution = _run_candidate(job, job_dir, out, ctx)
+    if before is not None:
+        after = snapshot(int(job.device.split(":")[1]))
+        write_json_atomic(job_dir / CONDITIONS_FILE, P.to_json(conditions(before, after)))
     if ctx.cancel.is_set():
         raise JobCancelled(job.task.id)
     result = read_result(out)
     if isinstance(result, P.WorkerResult) and not execution.timed_out:
+        record = P.read(P.ExecRecord, job_dir / P.EXEC_FILE, 64 << 20)
         request = P.JudgeRequest(
             job_dir=str(job_dir), task_dir=str(job.task.folder), device=job.device,
             cases=plan.cases, layout_inputs=job.task.strided_inputs,
-            seed_input=job.task.seed_input, claims=result.cases)
+            seed_input=job.task.seed_input, claims=result.cases, commits=record.commits,
+            timed_cases=tuple(t.case for t in result.timed))
         _run_judge(request, job_dir, ctx)
         if ctx.cancel.is_set():
             raise JobCancelled(job.task.id)
@@ -119,6 +130,7 @@ def worker_env(device: str, tmp_dir: Path, limits: Limits) -> dict[str, str]:
         "PYTHONDONTWRITEBYTECODE": "1", "PYTHONUNBUFFERED": "1",
         "OMP_NUM_THREADS": str(max(1, int(limits.cpus))),
         "MPLCONFIGDIR": str(tmp_dir),
+        "KGB_CHANNEL": "3,4",  # the supervisor's clock and notary (kgb.bench.channel)
     }
     if device == "cpu":
         env["TRITON_INTERPRET"] = "1"
@@ -151,8 +163,11 @@ def _run_candidate(job: Job, job_dir: Path, out: Path, ctx: JobContext) -> ExecR
             ro_paths=runtime_paths() + (ctx.submission_root, job_dir),
             env=tuple(sorted(worker_env(job.device, tmp_dir, ctx.limits).items())),
             tmp_dir=tmp_dir, device=job.device, label=f"{ctx.run_id}/{job.task.id}",
-            cwd=out, cancel=ctx.cancel, keep_names=P.OUTPUT_NAMES)
-        execution = ctx.sandbox.run(request, ctx.limits)
+            cwd=out, cancel=ctx.cancel, keep_names=P.OUTPUT_NAMES, channel=True)
+        # One wall clock for the sandbox: the run-time budget plus the compile/autotune budget
+        # (the progress file says which one a stopped job was spending).
+        total = replace(ctx.limits, wall_time_s=ctx.limits.wall_time_s + ctx.limits.compile_time_s)
+        execution = ctx.sandbox.run(request, total)
     finally:
         shutil.rmtree(tmp_dir, ignore_errors=True)
     removed = drop_leftovers(out)
@@ -162,11 +177,32 @@ def _run_candidate(job: Job, job_dir: Path, out: Path, ctx: JobContext) -> ExecR
     (job_dir / P.STDOUT_LOG).write_text(execution.stdout)
     (job_dir / P.STDERR_LOG).write_text(execution.stderr)
     tail = [ln for ln in execution.stderr.strip().splitlines() if ln.strip()][-1:]
+    channel = _channel(execution.channel)
     record = P.ExecRecord(ctx.sandbox.name, execution.returncode, execution.timed_out,
                           execution.wall_s, execution.truncated, execution.notes,
-                          P.cut(tail[0], 300) if tail else "")
+                          P.cut(tail[0], 300) if tail else "", channel is not None,
+                          channel.marks if channel else (), channel.commits if channel else ())
     write_json_atomic(job_dir / P.EXEC_FILE, P.to_json(record), indent=1)
     return execution
+
+
+@dataclass(frozen=True)
+class _Channel:
+    marks: tuple[P.Mark, ...] = ()
+    commits: tuple[P.Commit, ...] = ()
+    flooded: bool = False
+
+
+def _channel(raw: dict | None) -> _Channel | None:
+    """What the supervisor recorded on its channel, typed (None: no supervisor channel)."""
+    if raw is None:
+        return None
+    try:
+        marks = tuple(P.Mark(str(m[0]), float(m[1])) for m in raw.get("marks", ()))
+        return _Channel(marks, P.parse(tuple[P.Commit, ...], raw.get("commits", [])),
+                        bool(raw.get("flooded")))
+    except (P.ProtocolError, TypeError, ValueError, IndexError):
+        return None
 
 
 def drop_leftovers(out: Path) -> int:

@@ -13,9 +13,11 @@ from pathlib import Path
 
 from kgb import protocol as P
 from kgb.runner.interpreter import AUTOTUNE, InterpreterLimits
+from kgb.runner.speed import SpeedResult, judge_speed
 from kgb.runner.verdict import Result, decide
 
 PLAN_FILE = "plan.json"
+CONDITIONS_FILE = "conditions.json"  # the GPU's clocks and throttling around the job (host)
 HOST_FILE_CAP = 64 << 20  # files kgb itself wrote: generous, but still bounded
 
 
@@ -41,24 +43,57 @@ def grade(job_dir: Path, out_root: Path) -> P.JobRecord:
     if plan.slot == "cpu":
         limits = InterpreterLimits(frozenset(plan.interpreter_features),
                                    frozenset(worker.interpreter_fixes if worker else ()))
-    verdict = decide(plan, execution, result, judge, limits)
-    return P.JobRecord(verdict, job_facts(job_dir, out_root, plan, execution, worker, verdict))
+    progress = _progress(job_dir / P.OUT_DIR / P.PROGRESS_FILE)
+    verdict = decide(plan, execution, result, judge, limits, progress)
+    speed = judge_speed(plan, execution, worker, judge) if worker and worker.timed else None
+    if speed is not None and speed.violation is not None and verdict.verdict == P.Verdict.PASSED:
+        rule, message = speed.violation
+        verdict = P.VerdictRecord(P.Verdict.REJECTED, rule.id, rule.layer, message,
+                                  cases=verdict.cases)
+    conditions = _optional(P.Conditions, job_dir / CONDITIONS_FILE)
+    return P.JobRecord(verdict, job_facts(job_dir, out_root, plan, execution, worker, verdict,
+                                          speed, conditions))
 
 
 def job_facts(job_dir: Path, out_root: Path, plan: P.PlanRecord, execution: P.ExecRecord | None,
-              worker: P.WorkerResult | None, verdict: P.VerdictRecord) -> P.JobFacts:
+              worker: P.WorkerResult | None, verdict: P.VerdictRecord,
+              speed: SpeedResult | None = None,
+              conditions: P.Conditions | None = None) -> P.JobFacts:
     note = None
     if worker and worker.autotune_first_config and AUTOTUNE in plan.interpreter_features:
         note = "autotune ran its first config only (CPU interpreter)"
-    timing = worker.timing if worker else None
-    timed = timing is not None and verdict.verdict == P.Verdict.PASSED
+    timings = speed.cases if speed else ()
+    largest = max(timings, key=lambda t: t.bytes + t.flops, default=None)
+    # Speedups only for a kernel that passed, timed under the supervisor's clock on a GPU
+    # that did not throttle: anything else is reported, never counted.
+    counted = verdict.verdict == P.Verdict.PASSED and speed is not None and \
+        execution is not None and execution.channel and not (conditions and conditions.throttled)
     return P.JobFacts(
         log_dir=str(job_dir.relative_to(out_root)), device=plan.slot,
         worker_wall_s=round(execution.wall_s, 3) if execution else None,
         interpreter_limits=tuple(sorted(plan.interpreter_features)),
         interpreter_fixes=tuple(worker.interpreter_fixes[:8]) if worker else (),
-        note=note, time_ms=timing.median_ms if timed and timing else None,
-        timed_case=timing.case if timed and timing else None)
+        note=note, time_ms=largest.median_ms if largest else None,
+        timed_case=largest.case if largest else None,
+        speedup_eager=speedups(timings, "eager") if counted else None,
+        speedup_compile=speedups(timings, "compile") if counted else None,
+        timings=timings, speed_unchecked=speed.unchecked if speed else (),
+        compile_s=worker.compile_s if worker else 0.0, conditions=conditions)
+
+
+def speedups(timings: tuple[P.CaseTiming, ...], baseline: str) -> float | None:
+    from kgb.metrics.speed import geomean, speedup
+
+    values = [speedup(getattr(t, f"{baseline}_ms"), t.median_ms) for t in timings]
+    return geomean([v for v in values if v is not None])
+
+
+def _progress(path: Path) -> P.Progress | None:
+    """The worker's progress file: untrusted, only used to word a timeout."""
+    try:
+        return P.read(P.Progress, path, 4096)
+    except P.ProtocolError:
+        return None
 
 
 def _optional(cls, path: Path, cap: int = HOST_FILE_CAP):

@@ -25,16 +25,26 @@ from kgb.runner.interpreter import InterpreterLimits
 Result = P.WorkerResult | P.ProtocolError | None
 
 
+def timeout_message(plan: P.PlanRecord, progress: P.Progress | None) -> str:
+    budgets = f"{plan.timeout_s:g} s to run plus {plan.compile_budget_s:g} s to compile/autotune"
+    if progress is None:
+        return f"the job ran past its time limits ({budgets}) before reporting progress"
+    spent = "compile/autotune" if progress.compile_s >= plan.compile_budget_s else "run-time"
+    return (f"the job ran past its {spent} budget ({budgets}; compiling and autotuning took "
+            f"{progress.compile_s:.0f} s, {progress.cases_done} case(s) done, stage "
+            f"{P.cut(progress.stage, 20)})")
+
+
 def decide(plan: P.PlanRecord, execution: P.ExecRecord | None, result: Result,
-           judge: P.JudgeResult | None, limits: InterpreterLimits | None) -> P.VerdictRecord:
+           judge: P.JudgeResult | None, limits: InterpreterLimits | None,
+           progress: P.Progress | None = None) -> P.VerdictRecord:
     if plan.kernel_file is None:
         return P.VerdictRecord(V.MISSING, message="the submission has no kernel for this task")
     if plan.findings:
         first = plan.findings[0]
         return P.VerdictRecord(V.REJECTED, first.rule, 1, first.message, first.location())
     if execution is not None and execution.timed_out:
-        return P.VerdictRecord(V.TIMEOUT, message=f"the job ran past its {plan.timeout_s:g} s "
-                                                  f"wall-time limit")
+        return P.VerdictRecord(V.TIMEOUT, message=timeout_message(plan, progress))
     if isinstance(result, P.ProtocolError):
         return _rejected(RR.RESULT_FILE_INVALID, f"result.json: {P.cut(str(result), 300)}")
     if result is None:

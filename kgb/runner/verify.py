@@ -100,6 +100,18 @@ def device_identity(slots: tuple[str, ...]) -> str:
     return "cuda:" + torch.cuda.get_device_name(int(slots[0].split(":")[1]))
 
 
+def device_peaks(slots: tuple[str, ...]) -> tuple | None:
+    """(roofline-floor peaks, efficiency peaks) of the run's GPU model, or None on the CPU."""
+    if slots[0] == "cpu":
+        return None
+    import torch
+
+    from kgb.bench.hw import efficiency_peaks, floor_peaks
+
+    name = torch.cuda.get_device_name(int(slots[0].split(":")[1]))
+    return floor_peaks(name), efficiency_peaks(name)
+
+
 def run_verify(options: VerifyOptions, as_json: bool = False) -> dict:
     from kgb.report.terminal import JobProgress, print_report
 
@@ -145,7 +157,7 @@ def run_verify(options: VerifyOptions, as_json: bool = False) -> dict:
         journal.write_record(out_dir, record)
         judges = stack.enter_context(JudgePool(out_dir / "refcache", out_dir / "judges.log"))
         ctx = JobContext(secrets.token_hex(4), out_dir, sandbox, limits, submission.root, judges,
-                         static=options.static)
+                         static=options.static, peaks=device_peaks(slots))
         stack.enter_context(_stop_signals_interrupt())
         progress = stack.enter_context(JobProgress(len(jobs), quiet=as_json))
         outcome = run_all(jobs, slots, ctx, progress, reuse=lambda job: journal.finished(

@@ -17,7 +17,14 @@ only, because it must also run from a bare imported image), and:
 5. (bwrap) copies regular files and folders from the size-capped output tmpfs to the host
    folder, never following links;
 6. writes the kept logs, then one report line on stderr (REPORT_TAG + JSON) that the host
-   parses: the worker's return code, whether it timed out, whether a log was truncated.
+   parses: the worker's return code, whether it timed out, whether a log was truncated;
+7. (with `channel`) is the worker's clock and notary: the worker writes `M <label>` lines on
+   fd 3 and the supervisor records when each arrived, on its own clock; for `C <case> <json>`
+   (the fingerprints of a timing loop's outputs) it answers on fd 4 with the indices of the
+   outputs to keep, drawn from a secret the worker cannot read (this process is non-dumpable
+   and the secret never leaves its memory), after the fingerprints were committed. Both go
+   into the report: timing windows and re-check choices the worker can neither forge nor
+   predict.
 
 Host-side helpers (`command`, `split_report`) live here too so both sides share one format.
 """
@@ -26,9 +33,13 @@ from __future__ import annotations
 
 import ctypes
 import errno
+import hashlib
+import hmac
 import json
 import os
+import random
 import resource
+import secrets
 import selectors
 import signal
 import stat
@@ -129,7 +140,13 @@ class _Libc:
             raise OSError(err, f"capset: {os.strerror(err)}")
 
 
-def _child(cfg: dict, libc: _Libc, out_w: int, err_w: int) -> None:
+CHANNEL_FDS = (3, 4)  # in the worker: marks and commits out, the supervisor's answers in
+CHANNEL_CAP = 4 << 20  # bytes the worker may send on the channel in all
+MAX_KEEP = 4  # timed outputs kept for re-checking per commit
+
+
+def _child(cfg: dict, libc: _Libc, out_w: int, err_w: int,
+           channel: tuple[int, int] | None = None) -> None:
     """In the forked child: set up, then exec the worker. Never returns."""
     supervisor = os.getppid()
     try:
@@ -137,6 +154,9 @@ def _child(cfg: dict, libc: _Libc, out_w: int, err_w: int) -> None:
         os.dup2(devnull, 0)
         os.dup2(out_w, 1)
         os.dup2(err_w, 2)
+        if channel is not None:
+            os.dup2(channel[0], CHANNEL_FDS[0])  # dup2 leaves them inheritable across exec
+            os.dup2(channel[1], CHANNEL_FDS[1])
         if cfg.get("setsid", True):  # its own session; in `process` it stays in ours, which the
             os.setsid()              # host kills as a group even if this supervisor is gone
         signal.signal(signal.SIGPIPE, signal.SIG_DFL)
@@ -296,14 +316,64 @@ def _discard(fd: int) -> int:
         return 0
 
 
-def _pump(cfg: dict, pid: int, out_r: int, err_r: int) -> dict:
-    """Drain both pipes, keep the heads, watch the deadline; returns the report."""
+class _Notary:
+    """The supervisor's side of the channel (see the module docstring, point 7)."""
+
+    def __init__(self, mark_r: int, reply_w: int, start: float) -> None:
+        self.mark_r, self.reply_w, self.start = mark_r, reply_w, start
+        self.secret = secrets.token_bytes(32)
+        self.buffer = bytearray()
+        self.received = 0
+        self.marks: list = []
+        self.commits: list = []
+
+    def feed(self, chunk: bytes) -> None:
+        self.received += len(chunk)
+        if self.received > CHANNEL_CAP:
+            return  # over the cap: the rest is not heard (the worker was flooding)
+        self.buffer += chunk
+        while b"\n" in self.buffer:
+            line, _, rest = bytes(self.buffer).partition(b"\n")
+            self.buffer = bytearray(rest)
+            self._line(line.decode("utf-8", "replace"), round(time.monotonic() - self.start, 6))
+
+    def _line(self, line: str, at: float) -> None:
+        kind, _, rest = line.partition(" ")
+        if kind == "M" and len(self.marks) < 10000:
+            self.marks.append([rest[:200], at])
+        elif kind == "C" and len(self.commits) < 10000:
+            case, _, payload = rest.partition(" ")
+            try:
+                prints = [str(p)[:100] for p in json.loads(payload)][:1000]
+            except ValueError:
+                prints = []
+            digest = hmac.new(self.secret, (case + "\n" + "\n".join(prints)).encode(),
+                              hashlib.sha256).digest()
+            keep = sorted(random.Random(digest).sample(range(len(prints)),
+                                                       min(MAX_KEEP, len(prints))))
+            self.commits.append({"case": case[:200], "fingerprints": prints, "keep": keep,
+                                 "t": at})
+            try:
+                os.write(self.reply_w, (json.dumps(keep) + "\n").encode())
+            except OSError:
+                pass
+
+    def report(self) -> dict:
+        return {"marks": self.marks, "commits": self.commits,
+                "flooded": self.received > CHANNEL_CAP}
+
+
+def _pump(cfg: dict, pid: int, out_r: int, err_r: int, notary: _Notary | None = None) -> dict:
+    """Drain both pipes (and the channel), keep the heads, watch the deadline; returns the
+    report."""
     cap = int(cfg["log_bytes"])
     kept = {out_r: bytearray(), err_r: bytearray()}
     dropped = {out_r: 0, err_r: 0}
     sel = selectors.DefaultSelector()
     for fd in kept:
         sel.register(fd, selectors.EVENT_READ)
+    if notary is not None:
+        sel.register(notary.mark_r, selectors.EVENT_READ)
     try:  # wake up the moment the worker exits (Linux 5.3+), not at the next poll
         exited_fd = os.pidfd_open(pid)
         sel.register(exited_fd, selectors.EVENT_READ)
@@ -322,6 +392,13 @@ def _pump(cfg: dict, pid: int, out_r: int, err_r: int) -> dict:
                 sel.unregister(exited_fd)
                 os.close(exited_fd)
                 exited_fd = None
+                continue
+            if notary is not None and key.fd == notary.mark_r:
+                chunk = os.read(key.fd, 1 << 16)
+                if chunk:
+                    notary.feed(chunk)
+                else:
+                    sel.unregister(key.fd)
                 continue
             buf = kept[key.fd]
             if len(buf) >= cap:  # the head is kept: drop the rest without copying it
@@ -367,6 +444,7 @@ def _pump(cfg: dict, pid: int, out_r: int, err_r: int) -> dict:
     else:
         code = os.WEXITSTATUS(status)
     return {"returncode": None if timed_out else code, "timed_out": timed_out,
+            "channel": notary.report() if notary is not None else None,
             "truncated": bool(dropped[out_r] or dropped[err_r]),
             "dropped_bytes": dropped[out_r] + dropped[err_r], "tree_killed": tree_dead,
             "wall_s": round(time.monotonic() - start, 4),
@@ -398,15 +476,28 @@ def main(argv: list[str]) -> int:
         os.chmod(path, 0o700)
     out_r, out_w = os.pipe()
     err_r, err_w = os.pipe()
+    channel = None
+    if cfg.get("channel"):
+        mark_r, mark_w = os.pipe()
+        reply_r, reply_w = os.pipe()
+        channel = (mark_w, reply_r)
     pid = os.fork()
     if pid == 0:
         os.close(out_r)
         os.close(err_r)
-        _child(cfg, libc, out_w, err_w)
+        if channel is not None:
+            os.close(mark_r)
+            os.close(reply_w)
+        _child(cfg, libc, out_w, err_w, channel)
     os.close(out_w)
     os.close(err_w)
+    notary = None
+    if channel is not None:
+        os.close(mark_w)
+        os.close(reply_r)
+        notary = _Notary(mark_r, reply_w, time.monotonic())
     try:
-        report = _pump(cfg, pid, out_r, err_r)
+        report = _pump(cfg, pid, out_r, err_r, notary)
     except KeyboardInterrupt:
         _kill_everything(cfg.get("kill", "all"), cfg.get("kill_uid"), 5.0)
         os.write(2, REPORT_TAG + json.dumps({"returncode": None, "timed_out": False,

@@ -30,7 +30,8 @@ class Limits:
     """What one candidate job may use. Each backend enforces what it can and says what it can't
     (`Sandbox.enforced`)."""
 
-    wall_time_s: float = 300.0
+    wall_time_s: float = 300.0  # running the cases and timing them
+    compile_time_s: float = 600.0  # compiling and autotuning: honest work, its own budget
     memory_bytes: int = 8 * GiB
     max_processes: int = 256
     output_bytes: int = 8 * GiB  # the writable output folder (GPU-sized outputs cross here)
@@ -55,6 +56,9 @@ class SandboxRequest:
     # A regular expression: backends that copy outputs out copy only top-level regular files
     # whose names match it (None: everything, as the self-check's probes need).
     keep_names: str | None = None
+    # The supervisor's channel (marks timed on its clock, commits it answers): fds 3 and 4 in
+    # the worker; what it recorded comes back in ExecResult.channel.
+    channel: bool = False
 
 
 @dataclass(frozen=True)
@@ -66,6 +70,7 @@ class ExecResult:
     stderr: str
     truncated: bool = False  # a log hit Limits.log_bytes
     notes: tuple[str, ...] = field(default=())  # backend remarks for the job log
+    channel: dict | None = field(default=None, compare=False)  # the supervisor's marks/commits
 
 
 class Sandbox(abc.ABC):

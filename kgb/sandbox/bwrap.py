@@ -191,7 +191,8 @@ class BwrapSandbox(Sandbox):
         config = {"argv": list(request.argv), "env": env,
                   "cwd": str(request.cwd or request.out_dir), "rlimits": rlimits,
                   "kill": "all", "export": EXPORT, "out_dir": out, "no_userns": True,
-                  "out_bytes": limits.output_bytes, "keep": request.keep_names}
+                  "out_bytes": limits.output_bytes, "keep": request.keep_names,
+                  "channel": request.channel}
         if root:
             config.update(uid=uid, gid=uid, chown=[out, tmp])
         else:

@@ -160,7 +160,8 @@ class DockerSandbox(Sandbox):
                     from exc
             config = {"argv": argv, "env": env, "cwd": str(request.cwd or request.out_dir),
                       "rlimits": {"core": 0}, "kill": "all", "kill_uid": 65534,
-                      "timeout_s": limits.wall_time_s, "log_bytes": limits.log_bytes}
+                      "timeout_s": limits.wall_time_s, "log_bytes": limits.log_bytes,
+                      "channel": request.channel}
             try:
                 code, out, err, host_timeout = self._exec_worker(client, container, python,
                                                                  config, limits, request.cancel)
@@ -180,9 +181,11 @@ class DockerSandbox(Sandbox):
             timed_out = bool(report.get("timed_out")) or host_timeout
             returncode, truncated = report.get("returncode"), bool(report.get("truncated"))
             notes += [str(n) for n in report.get("notes") or ()]
+        channel = report.get("channel") if isinstance(report, dict) else None
         return ExecResult(None if timed_out else returncode, timed_out,
                           time.monotonic() - start, out.decode("utf-8", "replace"),
-                          stderr.decode("utf-8", "replace"), truncated, tuple(notes))
+                          stderr.decode("utf-8", "replace"), truncated, tuple(notes),
+                          channel if isinstance(channel, dict) else None)
 
     def _spec(self, request: SandboxRequest, limits: Limits, image_id: str,
               env: dict[str, str], notes: list[str]) -> dict:

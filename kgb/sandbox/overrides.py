@@ -9,9 +9,9 @@ from typing import Any
 from kgb.errors import BadInput
 from kgb.sandbox.base import Limits
 
-ALIASES = {"time": "wall_time_s", "memory": "memory_bytes", "mem": "memory_bytes",
-           "pids": "max_processes", "processes": "max_processes", "output": "output_bytes",
-           "tmp": "tmp_bytes", "cpus": "cpus", "log": "log_bytes"}
+ALIASES = {"time": "wall_time_s", "compile": "compile_time_s", "memory": "memory_bytes",
+           "mem": "memory_bytes", "pids": "max_processes", "processes": "max_processes",
+           "output": "output_bytes", "tmp": "tmp_bytes", "cpus": "cpus", "log": "log_bytes"}
 _SIZE = re.compile(r"^(\d+(?:\.\d+)?)([kmgt]i?b?)?$", re.IGNORECASE)
 _UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
 
@@ -35,7 +35,7 @@ def apply_overrides(base: Limits, items: tuple[str, ...]) -> Limits:
         try:
             if name.endswith("_bytes"):
                 changes[name] = parse_size(value)
-            elif name in ("wall_time_s", "cpus"):
+            elif name in ("wall_time_s", "compile_time_s", "cpus"):
                 changes[name] = float(value)
             else:
                 changes[name] = int(value)

@@ -61,7 +61,7 @@ class ProcessSandbox(Sandbox):
             rlimits["nproc"] = processes_of(os.getuid()) + limits.max_processes
         config = {"argv": list(request.argv), "env": dict(request.env),
                   "cwd": str(request.cwd or request.out_dir), "rlimits": rlimits,
-                  "kill": "descendants", "setsid": False}
+                  "kill": "descendants", "setsid": False, "channel": request.channel}
         notes = [] if on_cpu else ["memory limit not enforced by the process backend on GPU"]
         if _ROOT:
             notes.append("process limit not enforced: kgb runs as root, which RLIMIT_NPROC exempts")

@@ -152,5 +152,7 @@ def run_supervised(prefix: Sequence[str], python: str, config: dict, limits: Lim
             notes.append("some processes of the worker survived the in-sandbox kill; the host "
                          "killed them")
     timed_out = timed_out or outcome.timed_out
+    channel = report.get("channel") if isinstance(report, dict) else None
     return ExecResult(None if timed_out else returncode, timed_out, outcome.wall_s,
-                      outcome.stdout, stderr.decode("utf-8", "replace"), truncated, tuple(notes))
+                      outcome.stdout, stderr.decode("utf-8", "replace"), truncated, tuple(notes),
+                      channel if isinstance(channel, dict) else None)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import operator
+from collections.abc import Mapping
 
 _BINOPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
            ast.Div: operator.truediv, ast.FloorDiv: operator.floordiv, ast.Pow: operator.pow}
@@ -27,11 +28,11 @@ def check_expression(expr: str, symbols: set[str]) -> str | None:
     return None
 
 
-def evaluate(expr: str, values: dict[str, float]) -> float:
+def evaluate(expr: str, values: Mapping[str, float]) -> float:
     return float(_eval(ast.parse(expr, mode="eval").body, values))
 
 
-def _eval(node: ast.AST, values: dict[str, float]) -> float:
+def _eval(node: ast.AST, values: Mapping[str, float]) -> float:
     if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)):
         return node.value
     if isinstance(node, ast.Name):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -16,6 +17,7 @@ SHAPE_TAGS = ("tiny", "small", "medium", "large", "pow2", "non-pow2", "rectangul
 DTYPES = ("float32", "float16", "bfloat16", "int8", "int32", "int64")
 COMPARE_MODES = ("allclose", "exact", "statistical")
 INPUT_MODES = ("standard", "outlier")
+ITEMSIZE = {"float32": 4, "float16": 2, "bfloat16": 2, "int8": 1, "int32": 4, "int64": 8}
 
 
 @dataclass(frozen=True)
@@ -82,6 +84,13 @@ class Task:
     def tolerance_for(self, dtype: str) -> Tolerance:
         return dict(self.tolerance)[dtype]
 
+    def cost(self, dims: Mapping[str, int], dtype: str) -> tuple[float, float]:
+        """(FLOPs, bytes) of the task's cost model at these dims and dtype."""
+        from kgb.tasks.cost_model import evaluate
+
+        values = dict(dims, itemsize=ITEMSIZE.get(dtype, 4))
+        return evaluate(self.flops, values), evaluate(self.bytes, values)
+
     def shapes_for(self, device: str) -> tuple[ShapeSpec, ...]:
         return tuple(s for s in self.shapes if device != "cpu" or not s.gpu_only)
 
@@ -104,8 +113,9 @@ class Case:
                 "dtype": self.dtype, "mode": self.mode, "seed": self.seed,
                 "layout": self.layout, "calls": to_json(self.calls)}
 
-    def spec(self, skip: str | None = None) -> CaseSpec:
+    def spec(self, skip: str | None = None, flops: float = 0.0,
+             bytes_: float = 0.0) -> CaseSpec:
         """The case as the workers are given it."""
         calls = self.calls or (CallSpec(CallKind.PRIMARY, self.seed),)
         return CaseSpec(self.id, self.shape.name, self.shape.as_dict(), self.dtype, self.mode,
-                        self.layout, calls, skip)
+                        self.layout, calls, skip, flops, bytes_)

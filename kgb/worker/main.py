@@ -18,9 +18,12 @@ from typing import Any
 import torch
 
 from kgb import protocol as P
+from kgb.bench.channel import Channel
+from kgb.bench.profiler import profile_call
 from kgb.jsonfiles import write_json_atomic
-from kgb.tasks.casegen import call_inputs, fingerprint, load_module
+from kgb.tasks.casegen import call_inputs, fingerprint, load_module, outputs_fingerprint
 from kgb.worker import interpreter_fixes, timing
+from kgb.worker.compile_clock import CompileClock
 from kgb.worker.errors import candidate_traceback, describe, error_kind
 from kgb.worker.evidence import DispatchTrace, LaunchCounter
 from kgb.worker.jit_globals import non_constexpr_globals
@@ -38,6 +41,7 @@ from kgb.worker.outputs import (
 
 # Captured before any candidate code exists in this process (threat 14).
 _perf_counter = time.perf_counter
+LATE_WRITE_WAIT_S = 0.05  # outputs are fingerprinted after the call and again this much later
 
 
 @dataclass
@@ -50,12 +54,27 @@ class _Progress:
     error_kind: P.ErrorKind | None = None
     autotune_first_config: bool = False
     interpreter_fixes: tuple[str, ...] = ()
-    timing: P.TimingRecord | None = None
+    timed: tuple[P.TimedCase, ...] = ()
     traceback_written: bool = False
+    clock: CompileClock = field(default_factory=CompileClock)
+    started: float = field(default_factory=time.perf_counter)
+    out_dir: Path | None = None
 
     def result(self) -> P.WorkerResult:
         return P.WorkerResult(self.stage, tuple(self.cases), self.error, self.error_kind,
-                              self.autotune_first_config, self.interpreter_fixes, self.timing)
+                              self.autotune_first_config, self.interpreter_fixes, self.timed,
+                              round(self.clock.now(), 3))
+
+    def report(self) -> None:
+        """Rewrite progress.json: read by the host only if the job is stopped (a timeout)."""
+        if self.out_dir is None:
+            return
+        note = P.Progress(self.stage, len(self.cases), round(self.clock.now(), 3),
+                          round(time.perf_counter() - self.started, 3))
+        try:
+            write_json_atomic(self.out_dir / P.PROGRESS_FILE, P.to_json(note))
+        except OSError:
+            pass
 
 
 def main(job_dir: Path) -> int:
@@ -74,12 +93,16 @@ def _run(spec: P.JobSpec, progress: _Progress) -> None:
     import triton  # noqa: F401
 
     timing.capture()  # the timer's clocks, before the candidate exists (threat 14)
+    channel = Channel()  # the supervisor's clock and notary (fds it handed us)
     if spec.interpreter:
         progress.autotune_first_config = interpreter_fixes.keep_first_autotune_config()
         progress.interpreter_fixes = interpreter_fixes.apply()
     trace = DispatchTrace()
     counter = LaunchCounter(spec.kernel_path, trace)
     counter.install()
+    progress.clock.install()
+    progress.out_dir = Path(spec.out_dir)
+    progress.report()
     # make_inputs only: the task's reference never enters this process (design rule 2).
     task_inputs = load_module(Path(spec.inputs_path), "kgb_task_inputs")
 
@@ -108,9 +131,11 @@ def _run(spec: P.JobSpec, progress: _Progress) -> None:
     runner = _CallRunner(spec, task_inputs, entry, counter, trace, sync, progress)
     for index, case in enumerate(spec.cases):
         progress.cases.append(runner.case(index, case))
+        progress.report()
     progress.stage = "timing"
+    progress.report()
     if spec.device.startswith("cuda"):
-        progress.timing = timing.largest_case(spec, progress.cases, task_inputs, entry)
+        progress.timed = timing.timed_cases(spec, progress.cases, task_inputs, entry, channel)
     progress.stage = "done"
 
 
@@ -146,9 +171,17 @@ class _CallRunner:
         poison_allocator(inputs, spec.device)
         self.counter.reset(ghost=call.kind == P.CallKind.GHOST)
         start = _perf_counter()
+        profile = call.kind == P.CallKind.PRIMARY and spec.device.startswith("cuda")
+        kernels: tuple[str, ...] = ()
         self.trace.start()
         try:
-            returned = self.entry(*inputs)
+            if profile:  # the kernels seen while checking, against those seen while timing
+                box: list = []
+                profiled = profile_call(lambda: box.append(self.entry(*inputs)), self.sync)
+                returned = box[0] if box else self.entry(*inputs)
+                kernels = tuple(sorted(profiled.kernels))[:64] if profiled else ()
+            else:
+                returned = self.entry(*inputs)
             self.sync()
         except BaseException as exc:  # the candidate's failure is a fact, whatever it is
             self.trace.stop()
@@ -164,10 +197,11 @@ class _CallRunner:
         types = type_names(items)
         evidence: dict[str, Any] = dict(output_types=types, launches=launches, wall_s=wall_s,
                                         mutated_inputs=mutated(inputs, originals),
-                                        torch_ops=torch_ops)
+                                        torch_ops=torch_ops, kernels=kernels)
         if any(t != P.PLAIN_TENSOR for t in types):
             return P.CallRecord(status=P.CaseStatus.RETURNED, **base, **evidence), inputs
         outputs = tuple(items)
+        settled = outputs_fingerprint(outputs) if call.kind == P.CallKind.PRIMARY else None
         metas = tuple(P.OutputMeta(str(o.dtype).removeprefix("torch."), tuple(o.shape),
                                    str(o.device)) for o in outputs)
         try:
@@ -176,6 +210,10 @@ class _CallRunner:
             return P.CallRecord(status=P.CaseStatus.RAISED, error_kind=P.ErrorKind.RUNTIME,
                                 error=f"outputs could not be saved: {str(exc)[:300]}", **base,
                                 **evidence), inputs
+        if settled is not None:  # work still landing after the call returned (threat 13)
+            time.sleep(LATE_WRITE_WAIT_S)
+            self.sync()
+            evidence["late_write"] = outputs_fingerprint(outputs) != settled
         return P.CallRecord(status=P.CaseStatus.RETURNED, outputs=metas,
                             aliases=aliases(outputs, inputs), **base, **evidence), inputs
 

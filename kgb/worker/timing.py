@@ -1,56 +1,69 @@
-"""The worker's timing of a passing case on a GPU (CUDA events). A first figure only; the
-timing protocol of design.md (L2 flush, rotated inputs, re-checked outputs, two clocks) is
-kgb.bench's. The clocks are captured before the candidate is imported (threat 14)."""
+"""The worker's timing phase on a GPU (kgb.bench): after the cases, each standard case whose
+primary call returned is timed on fresh inputs; the fingerprints of every timed call's outputs
+are committed to the supervisor, which picks the calls whose outputs are saved for the judge to
+re-check; one more call runs under the profiler for the second clock and the kernel names."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from kgb import protocol as P
+from kgb.bench.channel import Channel
+from kgb.bench.l2 import L2Reset
+from kgb.bench.profiler import profile_call
+from kgb.bench.timer import capture_clocks, time_loop
+from kgb.tasks.casegen import call_inputs, outputs_fingerprint, timed_seed
+from kgb.worker.outputs import as_items, save_outputs, type_names
 
-_Event: Any = None
+capture = capture_clocks
 
 
-def capture() -> None:
-    global _Event
+def timed_cases(spec: P.JobSpec, records: list[P.CaseRecord], task_inputs: Any,
+                entry: Callable, channel: Channel) -> tuple[P.TimedCase, ...]:
     import torch
 
-    _Event = torch.cuda.Event
+    reset = L2Reset(torch.device(spec.device))
+    timed = []
+    for index, (case, record) in enumerate(zip(spec.cases, records)):
+        if not _timeable(case, record):
+            continue
+        timed.append(_time_case(spec, index, case, task_inputs, entry, channel, reset))
+    return tuple(timed)
 
 
-def largest_case(spec: P.JobSpec, records: list[P.CaseRecord], task_inputs: Any,
-                 entry: Callable) -> P.TimingRecord | None:
-    """Median of 10 CUDA-event times on the largest standard case whose calls all returned."""
+def _timeable(case: P.CaseSpec, record: P.CaseRecord) -> bool:
+    if case.skip is not None or case.mode != "standard" or case.layout != "contiguous":
+        return False
+    primary = record.calls[0] if record.calls else None
+    return primary is not None and primary.status == P.CaseStatus.RETURNED and \
+        bool(primary.outputs) and all(t == P.PLAIN_TENSOR for t in primary.output_types)
+
+
+def _time_case(spec: P.JobSpec, index: int, case: P.CaseSpec, task_inputs: Any,
+               entry: Callable, channel: Channel, reset: L2Reset) -> P.TimedCase:
     import torch
 
-    from kgb.tasks.casegen import generate_inputs
+    def inputs_for(rep: int) -> tuple:
+        return call_inputs(task_inputs, case.dims, case.dtype, case.mode, case.layout,
+                           spec.layout_inputs, spec.seed_input, spec.device,
+                           timed_seed(case.seed, rep))
 
-    returned = {r.id for r in records
-                if r.calls and all(c.status == P.CaseStatus.RETURNED for c in r.calls)}
-    candidates = [c for c in spec.cases if c.id in returned and c.mode == "standard"]
-    if not candidates:
-        return None
-    case = max(candidates, key=lambda c: _numel(c.dims))
-    inputs = generate_inputs(task_inputs, case.dims, case.dtype, case.mode, case.seed,
-                             spec.device, case.layout, spec.layout_inputs)
-    for _ in range(2):
-        entry(*inputs)
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(10):
-        start, end = _Event(enable_timing=True), _Event(enable_timing=True)
-        start.record()
-        entry(*inputs)
-        end.record()
-        torch.cuda.synchronize()
-        times.append(start.elapsed_time(end))
-    times.sort()
-    return P.TimingRecord(case.id, times[len(times) // 2], len(times), "cuda-events, no L2 flush")
-
-
-def _numel(dims: dict[str, int]) -> int:
-    n = 1
-    for v in dims.values():
-        n *= int(v)
-    return n
+    loop = time_loop(lambda inputs: entry(*inputs), inputs_for, reset=reset,
+                     mark=lambda what: channel.mark(f"{what} {case.id}"))
+    prints = [outputs_fingerprint(as_items(out)) for out in loop.outputs]
+    kept = channel.commit(case.id, prints)
+    for rep in kept:
+        items = as_items(loop.outputs[rep])
+        if all(t == P.PLAIN_TENSOR for t in type_names(items)):
+            save_outputs(tuple(items), Path(spec.out_dir) / P.timed_file(index, rep))
+    loop.outputs.clear()
+    warm = inputs_for(0)
+    profiled = profile_call(lambda: entry(*warm), torch.cuda.synchronize)
+    return P.TimedCase(
+        case=case.id, times_ms=tuple(round(t, 6) for t in loop.times_ms), warmup=loop.warmup,
+        fingerprints=tuple(prints), kept=tuple(kept),
+        profiler_ms=round(profiled.device_ms, 6) if profiled else None,
+        kernels=tuple(sorted(profiled.kernels))[:64] if profiled else (),
+        streams=profiled.streams if profiled else 0)

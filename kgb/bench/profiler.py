@@ -1,0 +1,49 @@
+"""The second clock: the device time of the kernels a call launched, summed over every stream,
+and their names, as PyTorch's profiler (Kineto over CUPTI) reports them. Evidence from the
+candidate's own process, so it is compared with what the candidate cannot touch (the supervisor's
+window, the re-checked outputs) before anything rests on it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+NAME = "torch.profiler (Kineto/CUPTI)"
+
+
+@dataclass(frozen=True)
+class Profiled:
+    device_ms: float  # summed over every kernel and stream the call used
+    kernels: frozenset[str]
+    streams: int
+
+
+def profile_call(call: Callable[[], Any], synchronize: Callable[[], None]) -> Profiled | None:
+    """Run `call` once under the profiler; None when the profiler cannot run here."""
+    try:
+        from torch.autograd import DeviceType
+        from torch.profiler import ProfilerActivity, profile
+    except ImportError:
+        return None
+    try:
+        with profile(activities=[ProfilerActivity.CUDA]) as prof:
+            call()
+            synchronize()
+        events = prof.events()
+    except Exception:
+        return None
+    total_us = 0.0
+    names: set[str] = set()
+    streams: set[int] = set()
+    for event in events:
+        if getattr(event, "device_type", None) != DeviceType.CUDA:
+            continue
+        name = str(getattr(event, "name", ""))
+        if name.startswith(("Memcpy", "Memset", "[")):
+            continue  # copies and fills are the harness's or allocation's, not kernels
+        total_us += float(getattr(event, "self_device_time_total", 0.0) or
+                          getattr(event, "device_time_total", 0.0) or 0.0)
+        names.add(name)
+        streams.add(int(getattr(event, "device_resource_id", 0) or 0))
+    return Profiled(total_us / 1000.0, frozenset(names), len(streams))

@@ -1,0 +1,133 @@
+"""The judge's part of timing (trusted, on the same GPU after the worker has finished):
+re-check the timed outputs the supervisor chose against their own references and against the
+fingerprints committed before the choice; time PyTorch eager and torch.compile of the
+reference with the very loop the worker used, on the same inputs; and measure that loop's own
+cost per call with a no-op in the call's place — the overhead the supervisor's window check
+subtracts."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import torch
+
+from kgb import protocol as P
+from kgb.anticheat import runtime_rules as RR
+from kgb.bench.l2 import L2Reset
+from kgb.bench.timer import capture_clocks, time_loop
+from kgb.judge.compare import compare_outputs
+from kgb.tasks.casegen import call_inputs, outputs_fingerprint, timed_seed
+from kgb.tasks.model import Task
+
+COMPILE_BUDGET_S = 180.0  # per job: torch.compile of the reference, over all its shapes
+BASELINE_BUDGET_MS = 200.0
+
+
+def recheck(request: P.JudgeRequest, task: Task, inputs_module: ModuleType,
+            reference: ModuleType, load: Any) -> tuple[P.TimedCheck, ...]:
+    from kgb.judge.judge import load_outputs
+
+    specs = {c.id: (i, c) for i, c in enumerate(request.cases)}
+    out_dir = Path(request.job_dir) / P.OUT_DIR
+    checks = []
+    for commit in request.commits:
+        if commit.case not in specs:
+            continue
+        index, case = specs[commit.case]
+        for rep in commit.keep:
+            checks.append(_one(request, task, inputs_module, reference, out_dir, index, case,
+                               commit, rep, load_outputs))
+    return tuple(checks)
+
+
+def _one(request, task, inputs_module, reference, out_dir, index, case, commit, rep,
+         load_outputs) -> P.TimedCheck:
+    try:
+        outputs = load_outputs(out_dir, P.timed_file(index, rep), request.device)
+    except (OSError, ValueError) as exc:
+        return P.TimedCheck(case.id, rep, P.CaseStatus.FAILED, P.cut(str(exc), 200),
+                            RR.TIMED_OUTPUT_WRONG.id)
+    if rep >= len(commit.fingerprints) or \
+            outputs_fingerprint(tuple(outputs)) != commit.fingerprints[rep]:
+        return P.TimedCheck(case.id, rep, P.CaseStatus.FAILED,
+                            "the saved outputs are not the ones committed after timing",
+                            RR.TIMED_OUTPUT_SWAPPED.id)
+    inputs = _timed_inputs(request, inputs_module, case, rep + 1)
+    if task.compare == "statistical":
+        problems = reference.check(tuple(outputs), inputs)
+        ok, message = not problems, "; ".join(problems)
+    else:
+        with torch.no_grad():
+            produced = reference.reference(*inputs)
+        expected = list(produced) if isinstance(produced, (tuple, list)) else [produced]
+        result = compare_outputs(outputs, expected, task.tolerance_for(case.dtype),
+                                 exact=task.compare == "exact")
+        ok, message = result.passed, result.message
+    if ok:
+        return P.TimedCheck(case.id, rep, P.CaseStatus.PASSED)
+    return P.TimedCheck(case.id, rep, P.CaseStatus.FAILED, P.cut(message, 300),
+                        RR.TIMED_OUTPUT_WRONG.id)
+
+
+def _timed_inputs(request: P.JudgeRequest, inputs_module: ModuleType, case: P.CaseSpec,
+                  rep: int) -> tuple:
+    return call_inputs(inputs_module, case.dims, case.dtype, case.mode, case.layout,
+                       request.layout_inputs, request.seed_input, request.device,
+                       timed_seed(case.seed, rep))
+
+
+def baselines(request: P.JudgeRequest, inputs_module: ModuleType,
+              reference: ModuleType) -> tuple[P.Baseline, ...]:
+    if not request.device.startswith("cuda") or not request.baselines:
+        return ()
+    capture_clocks()
+    reset = L2Reset(torch.device(request.device))
+    specs = {c.id: c for c in request.cases}
+    compiled: Any = None
+    compile_spent = 0.0
+    out = []
+    for case_id in request.timed_cases:
+        case = specs.get(case_id)
+        if case is None:
+            continue
+
+        def inputs_for(rep: int, case: P.CaseSpec = case) -> tuple:
+            return _timed_inputs(request, inputs_module, case, rep)
+
+        try:
+            with torch.no_grad():
+                eager = time_loop(lambda inputs: reference.reference(*inputs), inputs_for,
+                                  reset=reset, budget_ms=BASELINE_BUDGET_MS, keep=False)
+                noop = time_loop(lambda inputs: None, inputs_for, reset=reset, warmup=1,
+                                 budget_ms=0.0, min_reps=10, max_reps=10, keep=False)
+        except Exception as exc:  # the reference itself failed on the GPU: kgb's problem
+            out.append(P.Baseline(case_id, error=P.cut(f"{type(exc).__name__}: {exc}", 300)))
+            continue
+        compile_ms: tuple[float, ...] = ()
+        compile_error = None
+        if compile_spent > COMPILE_BUDGET_S:
+            compile_error = f"torch.compile budget of {COMPILE_BUDGET_S:g} s spent"
+        else:
+            started = time.monotonic()
+            try:
+                if compiled is None:
+                    compiled = torch.compile(reference.reference)
+                with torch.no_grad():
+                    loop = time_loop(_caller(compiled), inputs_for, reset=reset,
+                                     budget_ms=BASELINE_BUDGET_MS, keep=False)
+                compile_ms = tuple(round(t, 6) for t in loop.times_ms)
+            except Exception as exc:  # inductor may not handle a reference: recorded
+                compile_error = P.cut(f"{type(exc).__name__}: {exc}", 300)
+            compile_spent += time.monotonic() - started
+        overhead_ms = noop.wall_ms / max(1, len(noop.times_ms))  # the loop with no work in it
+        out.append(P.Baseline(case_id, tuple(round(t, 6) for t in eager.times_ms), compile_ms,
+                              compile_error, round(overhead_ms, 6)))
+        torch.cuda.empty_cache()
+    return tuple(out)
+
+
+def _caller(fn: Any) -> Any:
+    return lambda inputs: fn(*inputs)

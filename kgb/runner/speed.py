@@ -1,0 +1,185 @@
+"""From a job's timing evidence to its timing figures and layer-3 verdicts (trusted side).
+
+The worker's CUDA-event times are evidence from the candidate's process; they stand only when
+what the candidate cannot touch agrees with them:
+
+- the supervisor's clock: the wall time of each timing loop, minus what the same loop costs
+  with no work in it (measured by the trusted judge on the same GPU), must be explained by the
+  events — otherwise work ran outside them (another stream, a thread) or they were forged (D304);
+- the profiler's device time (all streams) may not exceed the events' (D304), and the kernels it
+  saw while timing must be those it saw while checking (D306);
+- the outputs the supervisor chose after the fingerprints were committed must be right (D308)
+  and be the committed ones (D309) — the judge checked them;
+- the median may not beat the hardware: max(FLOPs / peak, bytes / bandwidth) (D307).
+
+A check that cannot run (no supervisor channel, no profiler, unknown hardware) is named in the
+facts and the job's speed is not reported as verified."""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass
+
+from kgb import protocol as P
+from kgb.anticheat import runtime_rules as RR
+from kgb.anticheat.registry import Rule
+
+WINDOW_SLACK_MS = 50.0  # scheduling noise per loop
+WINDOW_SLACK_PER_CALL_MS = 0.5  # per timed call
+WINDOW_FACTOR = 1.5  # the events may explain up to this much more than they measured
+PROFILER_FACTOR = 1.5
+PROFILER_SLACK_MS = 0.02
+
+
+@dataclass(frozen=True)
+class SpeedResult:
+    cases: tuple[P.CaseTiming, ...]
+    violation: tuple[Rule, str] | None
+    unchecked: tuple[str, ...]  # checks that could not run, with why
+
+
+def judge_speed(plan: P.PlanRecord, execution: P.ExecRecord | None, worker: P.WorkerResult,
+                judge: P.JudgeResult | None) -> SpeedResult:
+    specs = {c.id: c for c in plan.cases}
+    claims = {c.id: c for c in worker.cases}
+    baselines = {b.case: b for b in (judge.baselines if judge else ())}
+    checks: dict[str, list[P.TimedCheck]] = {}
+    for check in (judge.timed_checks if judge else ()):
+        checks.setdefault(check.case, []).append(check)
+    unchecked: list[str] = []
+    if execution is None or not execution.channel:
+        unchecked.append("no supervisor channel: timing windows and re-check choices missing")
+    if plan.floor_peaks is None:
+        unchecked.append("no peaks known for this device: roofline floor not checked")
+    violation: tuple[Rule, str] | None = None
+    out = []
+    for timed in worker.timed:
+        spec = specs.get(timed.case)
+        if spec is None or not timed.times_ms:
+            continue
+        timing = _case_timing(plan, spec, timed, baselines.get(timed.case))
+        out.append(timing)
+        found = (_rechecked(timed, checks.get(timed.case, []), execution)
+                 or _window(timed, execution, baselines.get(timed.case))
+                 or _profiler(timed)
+                 or _kernels(timed, claims.get(timed.case))
+                 or _floor(timing))
+        if found is not None and violation is None:
+            violation = (found[0], f"{timed.case}: {found[1]}")
+    if any(t.profiler_ms is None for t in worker.timed):
+        unchecked.append("the profiler did not run for some timed case")
+    return SpeedResult(tuple(out), violation, tuple(dict.fromkeys(unchecked)))
+
+
+def _case_timing(plan: P.PlanRecord, spec: P.CaseSpec, timed: P.TimedCase,
+                 baseline: P.Baseline | None) -> P.CaseTiming:
+    from kgb.bench.timer import summary
+
+    stats = summary(list(timed.times_ms))
+    median = stats["median_ms"]
+    eager = statistics.median(baseline.eager_ms) if baseline and baseline.eager_ms else None
+    compiled = statistics.median(baseline.compile_ms) if baseline and baseline.compile_ms \
+        else None
+    floor = _floor_ms(plan.floor_peaks, spec) if plan.floor_peaks else None
+    peaks = plan.efficiency_peaks
+    flops_rate = spec.flops / (median * 1e-3) if median > 0 else None
+    bytes_rate = spec.bytes / (median * 1e-3) if median > 0 else None
+    peak_flops = peaks.flops_per_s(spec.dtype) if peaks else None
+    return P.CaseTiming(
+        case=spec.id, shape=spec.shape, dtype=spec.dtype, reps=len(timed.times_ms),
+        median_ms=round(median, 6), iqr_ms=round(stats["iqr_ms"], 6), cv=round(stats["cv"], 4),
+        min_ms=round(stats["min_ms"], 6),
+        profiler_ms=timed.profiler_ms, eager_ms=_r(eager), compile_ms=_r(compiled),
+        compile_error=baseline.compile_error if baseline else None,
+        flops=spec.flops, bytes=spec.bytes, floor_ms=_r(floor),
+        tflops=_r(flops_rate / 1e12 if flops_rate else None),
+        gbps=_r(bytes_rate / 1e9 if bytes_rate else None),
+        flops_fraction=_r(flops_rate / peak_flops if flops_rate and peak_flops else None),
+        bandwidth_fraction=_r(bytes_rate / (peaks.bandwidth_gbps * 1e9)
+                              if bytes_rate and peaks else None))
+
+
+def _floor_ms(peaks: P.Peaks, spec: P.CaseSpec) -> float | None:
+    rate = peaks.flops_per_s(spec.dtype)
+    compute = spec.flops / rate if rate and spec.flops else 0.0
+    memory = spec.bytes / (peaks.bandwidth_gbps * 1e9) if spec.bytes else 0.0
+    floor = max(compute, memory)
+    return floor * 1e3 if floor > 0 else None
+
+
+def _rechecked(timed: P.TimedCase, checks: list[P.TimedCheck],
+               execution: P.ExecRecord | None) -> tuple[Rule, str] | None:
+    for check in checks:
+        if check.status == P.CaseStatus.FAILED:
+            rule = RR.TIMED_OUTPUT_SWAPPED if check.rule == RR.TIMED_OUTPUT_SWAPPED.id else \
+                RR.TIMED_OUTPUT_WRONG
+            return rule, f"timed call {check.rep}: {check.message}"
+    if execution is not None and execution.channel:
+        commit = next((c for c in execution.commits if c.case == timed.case), None)
+        if commit is None or len(commit.fingerprints) != len(timed.times_ms):
+            return RR.TIMED_OUTPUT_SWAPPED, ("the timed outputs were not committed to the "
+                                             "supervisor as the timing loop ran them")
+        if len(checks) < len(commit.keep):
+            return RR.TIMED_OUTPUT_WRONG, "a timed output the supervisor chose was not saved"
+    return None
+
+
+def window_ms(timed: P.TimedCase, execution: P.ExecRecord) -> float | None:
+    start = next((m.t for m in execution.marks if m.label == f"start {timed.case}"), None)
+    end = next((m.t for m in execution.marks if m.label == f"end {timed.case}"), None)
+    return (end - start) * 1e3 if start is not None and end is not None else None
+
+
+def _window(timed: P.TimedCase, execution: P.ExecRecord | None,
+            baseline: P.Baseline | None) -> tuple[Rule, str] | None:
+    if execution is None or not execution.channel or baseline is None or \
+            baseline.overhead_ms is None:
+        return None
+    window = window_ms(timed, execution)
+    if window is None:
+        return RR.WORK_OUTSIDE_TIMED_WINDOW, "the timing loop sent no start/end marks"
+    events = sum(timed.times_ms)
+    reps = len(timed.times_ms)
+    unexplained = window - reps * baseline.overhead_ms
+    allowed = WINDOW_FACTOR * events + reps * WINDOW_SLACK_PER_CALL_MS + WINDOW_SLACK_MS
+    if unexplained > allowed:
+        return RR.WORK_OUTSIDE_TIMED_WINDOW, (
+            f"the supervisor's clock saw {window:.1f} ms for {reps} timed calls; the loop's own "
+            f"cost is {reps * baseline.overhead_ms:.1f} ms and the events account for "
+            f"{events:.1f} ms")
+    return None
+
+
+def _profiler(timed: P.TimedCase) -> tuple[Rule, str] | None:
+    if timed.profiler_ms is None:
+        return None
+    median = statistics.median(timed.times_ms)
+    if timed.profiler_ms > PROFILER_FACTOR * median + PROFILER_SLACK_MS:
+        return RR.WORK_OUTSIDE_TIMED_WINDOW, (
+            f"the profiler saw {timed.profiler_ms:.4f} ms of kernels on {timed.streams} "
+            f"stream(s) in one call; the events measured {median:.4f} ms")
+    return None
+
+
+def _kernels(timed: P.TimedCase, claim: P.CaseRecord | None) -> tuple[Rule, str] | None:
+    primary = claim.calls[0] if claim and claim.calls else None
+    if primary is None or not primary.kernels or not timed.kernels:
+        return None
+    checked, timed_set = set(primary.kernels), set(timed.kernels)
+    if checked != timed_set:
+        only_timed = sorted(timed_set - checked)[:3]
+        only_checked = sorted(checked - timed_set)[:3]
+        return RR.KERNEL_SWITCH, (f"timed calls ran {only_timed or 'no other kernel'}, checked "
+                                  f"calls ran {only_checked or 'no other kernel'}")
+    return None
+
+
+def _floor(timing: P.CaseTiming) -> tuple[Rule, str] | None:
+    if timing.floor_ms is not None and timing.median_ms < timing.floor_ms:
+        return RR.IMPOSSIBLE_SPEED, (f"median {timing.median_ms:.4f} ms is below the hardware "
+                                     f"floor of {timing.floor_ms:.4f} ms for this work")
+    return None
+
+
+def _r(value: float | None) -> float | None:
+    return None if value is None else round(value, 6)

@@ -1,0 +1,58 @@
+"""How long the candidate's kernels spend compiling and autotuning: Triton's compile step and
+the autotuner's benchmarking of each config, timed by wrapping them (nested time counted once).
+Autotuning is honest work with its own budget (Limits.compile_time_s), so the worker reports
+this time, and a progress file says which budget a job was spending when it was stopped."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+
+class CompileClock:
+    def __init__(self) -> None:
+        self.seconds = 0.0
+        self._depth = 0
+        self._since = 0.0
+
+    def install(self) -> None:
+        try:
+            from triton.runtime.jit import JITFunction
+            self._wrap(JITFunction, "_do_compile")
+        except ImportError:  # pragma: no cover
+            pass
+        try:
+            from triton.runtime.autotuner import Autotuner
+            self._wrap(Autotuner, "_bench")
+        except ImportError:  # pragma: no cover
+            pass
+
+    def _wrap(self, cls: Any, name: str) -> None:
+        original = getattr(cls, name, None)
+        if original is None:
+            return
+        clock = self
+
+        def timed(self, *args, **kwargs):
+            clock._enter()
+            try:
+                return original(self, *args, **kwargs)
+            finally:
+                clock._leave()
+
+        setattr(cls, name, timed)
+
+    def _enter(self) -> None:
+        if self._depth == 0:
+            self._since = time.perf_counter()
+        self._depth += 1
+
+    def _leave(self) -> None:
+        self._depth -= 1
+        if self._depth == 0:
+            self.seconds += time.perf_counter() - self._since
+
+    def now(self) -> float:
+        """Compile time so far, including a compile in progress."""
+        running = time.perf_counter() - self._since if self._depth else 0.0
+        return self.seconds + running
