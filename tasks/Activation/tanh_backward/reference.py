@@ -1,0 +1,6 @@
+import torch
+
+
+def reference(y, grad_out):
+    yf = y.float()
+    return (grad_out.float() * (1.0 - yf * yf)).to(y.dtype)

@@ -1,0 +1,35 @@
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _fmod(x, y):
+    # r = x - trunc(x / y) * y, exactly: the fma rounds once and the true remainder is
+    # representable. If x / y rounded up to the next integer, r came out with the wrong sign
+    # (|r| < |y|): adding |y| with the sign of x then is exact too.
+    q = x / y
+    q = tl.where(q >= 0.0, tl.floor(q), tl.ceil(q))
+    r = tl.fma(-q, y, x)
+    wrong = ((r < 0.0) & (x > 0.0)) | ((r > 0.0) & (x < 0.0))
+    ay = tl.abs(y)
+    return tl.where(wrong, r + tl.where(x < 0.0, -ay, ay), r)
+
+
+@triton.jit
+def _fmod_kernel(x_ptr, y_ptr, out_ptr, n_elements, BLOCK: tl.constexpr):
+    offsets = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
+    mask = offsets < n_elements
+    x = tl.load(x_ptr + offsets, mask=mask, other=1.0).to(tl.float32)
+    y = tl.load(y_ptr + offsets, mask=mask, other=1.0).to(tl.float32)
+    r = _fmod(x, y)
+    tl.store(out_ptr + offsets, r.to(out_ptr.dtype.element_ty), mask=mask)
+
+
+def run(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    x, y = x.contiguous(), y.contiguous()
+    out = torch.empty_like(x)
+    n = x.numel()
+    BLOCK = 1024
+    _fmod_kernel[(triton.cdiv(n, BLOCK),)](x, y, out, n, BLOCK=BLOCK, num_warps=4)
+    return out

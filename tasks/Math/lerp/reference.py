@@ -1,0 +1,5 @@
+import torch
+
+
+def reference(start, end, weight):
+    return torch.lerp(start.float(), end.float(), weight.float()).to(start.dtype)

@@ -1,0 +1,11 @@
+import torch
+
+from kgb.tasks.inputs import maybe_outliers, normal, uniform
+
+
+def make_inputs(shape: dict, dtype: str, gen: torch.Generator, mode: str):
+    M, N = shape["M"], shape["N"]
+    x = maybe_outliers(normal((M, N), dtype, gen), gen, mode)
+    w = normal((N,), dtype, gen)
+    grad_out = maybe_outliers(normal((M, N), dtype, gen), gen, mode)
+    return (x, w, grad_out)

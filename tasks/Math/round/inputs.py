@@ -1,0 +1,31 @@
+import torch
+
+from kgb.tasks.inputs import maybe_outliers, normal, uniform
+
+
+def plant(x: torch.Tensor, values, gen: torch.Generator, every: int = 61) -> torch.Tensor:
+    """A copy of x with the special `values` written at distinct, evenly spaced positions (a
+    random start, about one position per `every` elements, each value at least once when x is
+    big enough). Distinct positions keep the write deterministic on CUDA."""
+    flat = x.reshape(-1).clone()
+    n = flat.numel()
+    count = min(n, max(len(values), n // every))
+    step = max(1, n // count)
+    start = int(torch.randint(0, step, (1,), generator=gen, device=gen.device).item())
+    pos = start + torch.arange(count, device=flat.device) * step
+    vals = torch.tensor(values, dtype=torch.float32, device=flat.device)
+    flat[pos] = vals.repeat(count // len(values) + 1)[:count].to(flat.dtype)
+    return flat.reshape(x.shape)
+
+
+def make_inputs(shape: dict, dtype: str, gen: torch.Generator, mode: str):
+    M, N = shape["M"], shape["N"]
+    x = normal((M, N), "float32", gen, std=300.0)
+    # a quarter of the elements are exact ties k + 0.5
+    ties = torch.floor(x) + 0.5
+    pick = torch.rand((M, N), generator=gen, device=gen.device) < 0.25
+    x = maybe_outliers(torch.where(pick, ties, x).to(getattr(torch, dtype)), gen, mode)
+    if mode == "outlier":
+        x = plant(x, [0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 0.49999997, -0.49999997, 1000.5, -1000.5,
+                      0.0, -0.0, 4097.5], gen)
+    return (x,)
