@@ -78,7 +78,6 @@ def _conv2d(x, w, b, y, stride, padding, dilation, groups):
                          num_warps=4, num_stages=3)
 
 
-
 def run(x: torch.Tensor, w: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     NB, C, H, W = x.shape
     K = w.shape[0]

@@ -86,7 +86,6 @@ def _conv2d(x, w, b, y, stride, padding, dilation, groups, gamma, beta, mean, va
                          num_warps=4, num_stages=3)
 
 
-
 def run(x: torch.Tensor, w: torch.Tensor, gamma: torch.Tensor, beta: torch.Tensor,
         running_mean: torch.Tensor, running_var: torch.Tensor) -> torch.Tensor:
     NB, C, H, W = x.shape

@@ -78,7 +78,6 @@ def _conv2d(x, w, b, y, stride, padding, dilation, groups):
                          num_warps=4, num_stages=3)
 
 
-
 @triton.jit
 def _groupnorm_silu_kernel(z_ptr, gamma_ptr, beta_ptr, y_ptr, K, HW, G, GROUP_SIZE,
                            BLOCK: tl.constexpr):

@@ -5,12 +5,12 @@ import triton.language as tl
 
 @triton.jit
 def _conv_bias_relu_kernel(x_ptr, w_ptr, b_ptr, y_ptr,
-                   NB, H, W, OH, OW, CG, KG,
-                   stride_h, stride_w, pad_h, pad_w, dil_h, dil_w,
-                   sx_n, sx_c, sx_h, sx_w, sw_k, sw_c, sw_r, sw_s,
-                   sy_n, sy_k, sy_h, sy_w,
-                   KH: tl.constexpr, KW: tl.constexpr, HAS_BIAS: tl.constexpr,
-                   BLOCK_P: tl.constexpr, BLOCK_K: tl.constexpr, BLOCK_C: tl.constexpr):
+                           NB, H, W, OH, OW, CG, KG,
+                           stride_h, stride_w, pad_h, pad_w, dil_h, dil_w,
+                           sx_n, sx_c, sx_h, sx_w, sw_k, sw_c, sw_r, sw_s,
+                           sy_n, sy_k, sy_h, sy_w,
+                           KH: tl.constexpr, KW: tl.constexpr, HAS_BIAS: tl.constexpr,
+                           BLOCK_P: tl.constexpr, BLOCK_K: tl.constexpr, BLOCK_C: tl.constexpr):
     # Implicit GEMM: rows are output pixels p = (n, oh, ow), columns are output channels of one
     # group, the reduction runs over the KH x KW taps (unrolled) times the group's input
     # channels (BLOCK_C at a time). Zero padding comes from masked loads; nothing is
@@ -58,12 +58,12 @@ def _conv_bias_relu_kernel(x_ptr, w_ptr, b_ptr, y_ptr,
 
 @triton.jit
 def _conv_bias_add_relu_kernel(x_ptr, w_ptr, b_ptr, y_ptr, r_ptr,
-                   NB, H, W, OH, OW, CG, KG,
-                   stride_h, stride_w, pad_h, pad_w, dil_h, dil_w,
-                   sx_n, sx_c, sx_h, sx_w, sw_k, sw_c, sw_r, sw_s,
-                   sy_n, sy_k, sy_h, sy_w,
-                   KH: tl.constexpr, KW: tl.constexpr, HAS_BIAS: tl.constexpr,
-                   BLOCK_P: tl.constexpr, BLOCK_K: tl.constexpr, BLOCK_C: tl.constexpr):
+                               NB, H, W, OH, OW, CG, KG,
+                               stride_h, stride_w, pad_h, pad_w, dil_h, dil_w,
+                               sx_n, sx_c, sx_h, sx_w, sw_k, sw_c, sw_r, sw_s,
+                               sy_n, sy_k, sy_h, sy_w,
+                               KH: tl.constexpr, KW: tl.constexpr, HAS_BIAS: tl.constexpr,
+                               BLOCK_P: tl.constexpr, BLOCK_K: tl.constexpr, BLOCK_C: tl.constexpr):
     # Implicit GEMM: rows are output pixels p = (n, oh, ow), columns are output channels of one
     # group, the reduction runs over the KH x KW taps (unrolled) times the group's input
     # channels (BLOCK_C at a time). Zero padding comes from masked loads; nothing is

@@ -54,7 +54,6 @@ def _baddbmm_kernel(a_ptr, b_ptr, c_ptr, d_ptr, M, N, K, alpha, beta,
     tl.store(d_ptrs, acc.to(d_ptr.dtype.element_ty), mask=mask)
 
 
-
 def run(c: torch.Tensor, a: torch.Tensor, b: torch.Tensor, beta: float,
         alpha: float) -> torch.Tensor:
     B, M, K = a.shape
