@@ -9,12 +9,16 @@ def _rotate(x, cos, sin):
 
 
 def reference(q, k, v, cos, sin, scale):
-    S = q.shape[2]
-    qr, kr = _rotate(q, cos, sin), _rotate(k, cos, sin)  # eager: stored in the dtype
+    B, H, S, D = q.shape
     future = torch.ones(S, S, dtype=torch.bool, device=q.device).triu(1)
     out = torch.empty(q.shape, dtype=q.dtype, device=q.device)
-    for b in range(q.shape[0]):  # one batch at a time: the float64 scores stay small
-        s = (qr[b].double() @ kr[b].double().transpose(-1, -2)) * scale
-        p = torch.softmax(s.masked_fill(future, float("-inf")), dim=-1)
-        out[b] = (p @ v[b].double()).to(q.dtype)
+    hc = max(1, (1 << 27) // (S * S))  # heads per chunk: float64 scores of ~1 GB at most
+    for b in range(B):
+        for h0 in range(0, H, hc):
+            h1 = min(H, h0 + hc)
+            qr = _rotate(q[b, h0:h1], cos, sin)  # eager: the rotated values stored in the dtype
+            kr = _rotate(k[b, h0:h1], cos, sin)
+            s = (qr.double() @ kr.double().transpose(-1, -2)) * scale
+            p = torch.softmax(s.masked_fill(future, float("-inf")), dim=-1)
+            out[b, h0:h1] = (p @ v[b, h0:h1].double()).to(q.dtype)
     return out
