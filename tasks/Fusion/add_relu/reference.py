@@ -1,0 +1,5 @@
+import torch
+
+
+def reference(x, y):
+    return torch.relu(x.float() + y.float()).to(x.dtype)

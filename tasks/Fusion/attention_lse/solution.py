@@ -1,0 +1,59 @@
+import torch
+import triton
+import triton.language as tl
+
+LOG2E = tl.constexpr(1.4426950408889634)
+LN2 = tl.constexpr(0.6931471805599453)
+
+
+@triton.jit
+def _attn_lse_fwd_kernel(q_ptr, k_ptr, v_ptr, o_ptr, lse_ptr, S, D, scale,
+                         BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_D: tl.constexpr):
+    pid_m = tl.program_id(0)
+    bh = tl.program_id(1).to(tl.int64)
+    base = bh * S * D
+    offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = tl.arange(0, BLOCK_N)
+    offs_d = tl.arange(0, BLOCK_D)
+    d_mask = offs_d < D
+    m_mask = offs_m < S
+    q = tl.load(q_ptr + base + offs_m[:, None] * D + offs_d[None, :],
+                mask=m_mask[:, None] & d_mask[None, :], other=0.0)
+
+    qk_scale = scale * LOG2E
+    m_i = tl.full([BLOCK_M], -1.0e30, dtype=tl.float32)
+    l_i = tl.zeros([BLOCK_M], dtype=tl.float32)
+    acc = tl.zeros([BLOCK_M, BLOCK_D], dtype=tl.float32)
+    hi = tl.minimum((pid_m + 1) * BLOCK_M, S)
+    for start_n in range(0, hi, BLOCK_N):
+        cols = start_n + offs_n
+        kt = tl.load(k_ptr + base + cols[None, :] * D + offs_d[:, None],
+                     mask=(cols[None, :] < S) & d_mask[:, None], other=0.0)
+        s = tl.dot(q, kt, input_precision="ieee") * qk_scale
+        s = tl.where((cols[None, :] <= offs_m[:, None]) & (cols[None, :] < S), s, -float("inf"))
+        m_new = tl.maximum(m_i, tl.max(s, axis=1))
+        alpha = tl.exp2(m_i - m_new)
+        p = tl.exp2(s - m_new[:, None])
+        l_i = l_i * alpha + tl.sum(p, axis=1)
+        v = tl.load(v_ptr + base + cols[:, None] * D + offs_d[None, :],
+                    mask=(cols[:, None] < S) & d_mask[None, :], other=0.0)
+        acc = acc * alpha[:, None] + tl.dot(p.to(v.dtype), v, input_precision="ieee")
+        m_i = m_new
+    l_i = tl.where(l_i > 0, l_i, 1.0)
+    out = acc / l_i[:, None]
+    tl.store(o_ptr + base + offs_m[:, None] * D + offs_d[None, :],
+             out.to(o_ptr.dtype.element_ty), mask=m_mask[:, None] & d_mask[None, :])
+    # m and log2(l) are in base 2: lse = ln(2) * (m + log2(l))
+    tl.store(lse_ptr + bh * S + offs_m, (m_i + tl.log2(l_i)) * LN2, mask=m_mask)
+
+
+def run(q, k, v, scale):
+    B, H, S, D = q.shape
+    o = torch.empty((B, H, S, D), dtype=q.dtype, device=q.device)
+    lse = torch.empty((B, H, S), dtype=torch.float32, device=q.device)
+    BLOCK_D = max(16, triton.next_power_of_2(D))
+    BLOCK_M, BLOCK_N = 64, 64
+    grid = (triton.cdiv(S, BLOCK_M), B * H)
+    _attn_lse_fwd_kernel[grid](q, k, v, o, lse, S, D, scale, BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N,
+                               BLOCK_D=BLOCK_D, num_warps=4, num_stages=2)
+    return o, lse

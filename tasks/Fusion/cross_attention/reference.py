@@ -1,0 +1,10 @@
+import torch
+
+
+def reference(q, k, v, kv_lens, scale):
+    out = torch.empty(q.shape, dtype=q.dtype, device=q.device)
+    for b in range(q.shape[0]):
+        n = int(kv_lens[b])
+        s = (q[b].double() @ k[b, :, :n].double().transpose(-1, -2)) * scale
+        out[b] = (torch.softmax(s, dim=-1) @ v[b, :, :n].double()).to(q.dtype)
+    return out

@@ -1,0 +1,15 @@
+import torch
+
+from kgb.tasks.inputs import maybe_outliers, normal
+
+
+def make_inputs(shape: dict, dtype: str, gen: torch.Generator, mode: str):
+    B, H, HKV, S, D = shape["B"], shape["H"], shape["HKV"], shape["S"], shape["D"]
+    q = maybe_outliers(normal((B, H, S, D), dtype, gen, std=2.0), gen, mode, scale=1e1)
+    k = normal((B, HKV, S, D), dtype, gen)
+    v = maybe_outliers(normal((B, HKV, S, D), dtype, gen), gen, mode, scale=1e2)
+    if mode == "outlier":
+        q[:, -1, -1] = 0  # a zero query: uniform over all S keys
+        if S >= 3:
+            k[:, :, 2] = k[:, :, 1]  # tied keys
+    return (q, k, v, D ** -0.5)

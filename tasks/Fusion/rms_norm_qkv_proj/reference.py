@@ -1,0 +1,7 @@
+import torch
+
+
+def reference(x, norm_weight, w_qkv):
+    xf = x.float()
+    xn = (xf * torch.rsqrt(xf.pow(2).mean(dim=-1, keepdim=True) + 1e-6) * norm_weight.float())
+    return (xn.to(x.dtype).double() @ w_qkv.double().T).to(x.dtype)

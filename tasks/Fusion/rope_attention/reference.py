@@ -1,0 +1,24 @@
+import torch
+
+
+def _rotate(x, cos, sin):
+    h = x.shape[-1] // 2
+    xf = x.float()
+    x1, x2 = xf[..., :h], xf[..., h:]
+    return torch.cat([x1 * cos - x2 * sin, x2 * cos + x1 * sin], dim=-1).to(x.dtype)
+
+
+def reference(q, k, v, cos, sin, scale):
+    B, H, S, D = q.shape
+    future = torch.ones(S, S, dtype=torch.bool, device=q.device).triu(1)
+    out = torch.empty(q.shape, dtype=q.dtype, device=q.device)
+    hc = max(1, (1 << 27) // (S * S))  # heads per chunk: float64 scores of ~1 GB at most
+    for b in range(B):
+        for h0 in range(0, H, hc):
+            h1 = min(H, h0 + hc)
+            qr = _rotate(q[b, h0:h1], cos, sin)  # eager: the rotated values stored in the dtype
+            kr = _rotate(k[b, h0:h1], cos, sin)
+            s = (qr.double() @ kr.double().transpose(-1, -2)) * scale
+            p = torch.softmax(s.masked_fill(future, float("-inf")), dim=-1)
+            out[b, h0:h1] = (p @ v[b, h0:h1].double()).to(q.dtype)
+    return out
