@@ -1,0 +1,5 @@
+import torch
+
+
+def reference(x, mask, value):
+    return x.masked_fill(mask[:, None, :], value)

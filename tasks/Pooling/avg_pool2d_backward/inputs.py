@@ -1,0 +1,11 @@
+import torch
+
+from kgb.tasks.inputs import maybe_outliers, normal
+
+
+def make_inputs(shape: dict, dtype: str, gen: torch.Generator, mode: str):
+    N, C, H, W = shape["N"], shape["C"], shape["H"], shape["W"]
+    OH, OW = (H - 1) // 2 + 1, (W - 1) // 2 + 1
+    x = normal((N, C, H, W), dtype, gen)
+    grad_out = maybe_outliers(normal((N, C, OH, OW), dtype, gen), gen, mode)
+    return (x, grad_out)

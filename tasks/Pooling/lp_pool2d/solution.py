@@ -1,0 +1,45 @@
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _lp2_pool2d_kernel(x_ptr, out_ptr, R, C, OH, OW, stride_n, stride_c, stride_h, stride_w,
+                       BLOCK_R: tl.constexpr, BLOCK_W: tl.constexpr):
+    # A [BLOCK_R, BLOCK_W] tile of the output viewed as [R = N*C*OH, OW]; floor mode without
+    # padding, so every window lies inside the input.
+    rows = tl.program_id(0) * BLOCK_R + tl.arange(0, BLOCK_R)
+    ow = tl.program_id(1) * BLOCK_W + tl.arange(0, BLOCK_W)
+    row_mask = rows < R
+    col_mask = ow < OW
+    oh = rows % OH
+    nc = rows // OH
+    c = nc % C
+    n = nc // C
+    base = (n.to(tl.int64) * stride_n + c.to(tl.int64) * stride_c
+            + (2 * oh).to(tl.int64) * stride_h)
+    col = (2 * ow).to(tl.int64) * stride_w
+    mask = row_mask[:, None] & col_mask[None, :]
+    ptrs = x_ptr + base[:, None] + col[None, :]
+    acc = tl.zeros([BLOCK_R, BLOCK_W], dtype=tl.float32)
+    for kh in tl.static_range(3):
+        for kw in tl.static_range(3):
+            v = tl.load(ptrs + kh * stride_h + kw * stride_w, mask=mask, other=0.0)
+            v = v.to(tl.float32)
+            acc += v * v
+    out_ptrs = out_ptr + rows.to(tl.int64)[:, None] * OW + ow[None, :]
+    tl.store(out_ptrs, tl.sqrt(acc).to(out_ptr.dtype.element_ty), mask=mask)
+
+
+def run(x: torch.Tensor) -> torch.Tensor:
+    N, C, H, W = x.shape
+    OH, OW = (H - 3) // 2 + 1, (W - 3) // 2 + 1
+    out = torch.empty((N, C, OH, OW), dtype=x.dtype, device=x.device)
+    R = N * C * OH
+    BLOCK_W = min(triton.next_power_of_2(OW), 128)
+    BLOCK_R = max(1, 1024 // BLOCK_W)
+    grid = (triton.cdiv(R, BLOCK_R), triton.cdiv(OW, BLOCK_W))
+    _lp2_pool2d_kernel[grid](x, out, R, C, OH, OW,
+                             x.stride(0), x.stride(1), x.stride(2), x.stride(3),
+                             BLOCK_R=BLOCK_R, BLOCK_W=BLOCK_W, num_warps=4)
+    return out

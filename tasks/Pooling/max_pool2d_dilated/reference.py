@@ -1,0 +1,5 @@
+import torch.nn.functional as F
+
+
+def reference(x):
+    return F.max_pool2d(x.float(), kernel_size=3, stride=1, padding=1, dilation=2).to(x.dtype)

@@ -1,0 +1,6 @@
+import torch.nn.functional as F
+
+
+def reference(cols, H, W):
+    y = F.fold(cols.double(), output_size=(H, W), kernel_size=3, padding=1, stride=2)
+    return y.to(cols.dtype)

@@ -1,0 +1,9 @@
+import torch
+
+from kgb.tasks.inputs import maybe_outliers, normal
+
+
+def make_inputs(shape: dict, dtype: str, gen: torch.Generator, mode: str):
+    x = normal((shape["N"], shape["C"], shape["H"], shape["W"]), dtype, gen)
+    pad = (shape["PL"], shape["PR"], shape["PT"], shape["PB"])
+    return (maybe_outliers(x, gen, mode), pad)

@@ -1,0 +1,14 @@
+import torch
+
+
+def reference(positions, x, cos_sin_cache, grad_out):
+    D = cos_sin_cache.shape[1]
+    T = x.shape[0]
+    cs = cos_sin_cache.double()[positions]
+    cos, sin = cs[:, None, : D // 2], cs[:, None, D // 2:]
+    xd = x.double().reshape(T, -1, D).requires_grad_(True)
+    with torch.enable_grad():
+        x1, x2 = xd[..., : D // 2], xd[..., D // 2:]
+        y = torch.cat([x1 * cos - x2 * sin, x2 * cos + x1 * sin], dim=-1)
+        (gx,) = torch.autograd.grad(y, xd, grad_out.double().reshape(T, -1, D))
+    return gx.reshape(T, -1).to(x.dtype)

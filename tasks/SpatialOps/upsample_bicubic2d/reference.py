@@ -1,0 +1,6 @@
+import torch.nn.functional as F
+
+
+def reference(x):
+    y = F.interpolate(x.double(), scale_factor=2, mode="bicubic", align_corners=False)
+    return y.to(x.dtype)
