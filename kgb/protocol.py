@@ -175,6 +175,9 @@ class OutputMeta:
     device: str
 
 
+# A primary call's outputs are fingerprinted when it returns and again this much later (D305).
+LATE_WRITE_WAIT_S = 0.05
+
 @dataclass(frozen=True)
 class CallRecord:
     """What happened in one call, and the evidence the worker saw. The worker never decides a
@@ -296,6 +299,7 @@ class Baseline:
     compile_error: str | None = None
     overhead_ms: float | None = None  # the loop's own cost per call (a no-op in the call's place)
     error: str | None = None
+    source: str = "reference"  # "baseline" (the task's PyTorch in the input dtype) or "reference"
 
 
 @dataclass(frozen=True)

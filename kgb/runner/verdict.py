@@ -156,6 +156,10 @@ def _rule_broken(record: P.CallRecord) -> tuple[Rule, str] | None:
     if record.torch_ops:
         ops = ", ".join(P.cut(op, 40) for op in record.torch_ops[:6])
         return RR.TORCH_AT_RUN_TIME, f"the host code ran PyTorch ops: {ops}"
+    if record.late_write:
+        wait_ms = P.LATE_WRITE_WAIT_S * 1e3
+        return RR.LATE_WRITE, (f"the outputs changed within {wait_ms:.0f} ms after the call had "
+                               f"returned and the device was synchronized")
     if record.status == S.RETURNED and record.launches == 0:
         return RR.NO_OWN_TRITON_LAUNCH, ("the call launched no @triton.jit kernel defined in the "
                                          "kernel file")

@@ -7,7 +7,9 @@ For every task, on its CPU shapes (trusted side: the reference runs here):
   through, a half-written output, and (float32 cases) the answer rounded through bfloat16;
 - the suite's own solution passes, run through Triton's CPU interpreter in this process with
   the same interpreter repairs the candidate worker applies;
-- the solution is clean under the static layer.
+- the solution is clean under the static layer;
+- what the baselines are timed on is PyTorch in the inputs' dtype: a reference that computes in
+  float64 brings a `baseline` function, and a baseline passes the task's comparison.
 
 `python -m kgb.suite.quality [TASK_DIR ...] [--all-shapes]` prints one line per problem and
 exits 1 when there is any. It sets TRITON_INTERPRET=1 itself, before Triton is imported."""
@@ -26,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 import torch
+from torch.utils._python_dispatch import TorchDispatchMode
 
 from kgb.tasks.casegen import generate_inputs, load_module
 from kgb.tasks.loader import load_suite, load_task
@@ -191,13 +194,53 @@ def check_solution(probe: TaskProbe, cases: list[Case]) -> list[Problem]:
     return problems
 
 
+class _Float64Seen(TorchDispatchMode):
+    """Notes whether any op produced a float64 tensor."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.seen = False
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        out = func(*args, **(kwargs or {}))
+        for t in _as_list(out):
+            if isinstance(t, torch.Tensor) and t.dtype == torch.float64:
+                self.seen = True
+        return out
+
+
+def check_baseline(probe: TaskProbe, cases: list[Case]) -> list[Problem]:
+    """What PyTorch eager and torch.compile are timed on must be PyTorch in the inputs' dtype:
+    a reference that computes in float64 needs a `baseline` function, and a baseline must pass
+    the task's own comparison (it is the answer a user of PyTorch would get)."""
+    baseline = getattr(probe.reference, "baseline", None)
+    problems = []
+    for case in cases:
+        if case.dtype == "float64":
+            continue
+        inputs = probe.make(case)
+        if baseline is None:
+            with _Float64Seen() as mode, torch.no_grad():
+                probe.reference.reference(*inputs)
+            if mode.seen:
+                return [Problem(probe.task.id, "reference.py computes in float64: add a "
+                                               "baseline() in the inputs' dtype for timing")]
+            continue
+        with torch.no_grad():
+            outputs = _as_list(baseline(*inputs))
+        why = probe.judge(outputs, inputs, case.dtype)
+        if why is not None:
+            problems.append(Problem(probe.task.id, f"baseline() fails {case.id}: {why[:300]}"))
+    return problems
+
+
 def check_task(task: Task, all_shapes: bool = False) -> list[Problem]:
     probe = TaskProbe(task)
     cases = _cases(task, all_shapes)
     if not cases:
         return [Problem(task.id, "no CPU case with a 'tiny' shape")]
     return (check_seed_matters(probe, cases) + check_degenerate(probe, cases)
-            + check_solution(probe, cases))
+            + check_baseline(probe, cases) + check_solution(probe, cases))
 
 
 def prepare_interpreter() -> None:

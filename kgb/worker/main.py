@@ -41,7 +41,6 @@ from kgb.worker.outputs import (
 
 # Captured before any candidate code exists in this process (threat 14).
 _perf_counter = time.perf_counter
-LATE_WRITE_WAIT_S = 0.05  # outputs are fingerprinted after the call and again this much later
 
 
 @dataclass
@@ -211,7 +210,7 @@ class _CallRunner:
                                 error=f"outputs could not be saved: {str(exc)[:300]}", **base,
                                 **evidence), inputs
         if settled is not None:  # work still landing after the call returned (threat 13)
-            time.sleep(LATE_WRITE_WAIT_S)
+            time.sleep(P.LATE_WRITE_WAIT_S)
             self.sync()
             evidence["late_write"] = outputs_fingerprint(outputs) != settled
         return P.CallRecord(status=P.CaseStatus.RETURNED, outputs=metas,
