@@ -53,11 +53,18 @@ def cli() -> None:
 @click.option("--static", "static_layer", type=click.Choice(["on", "off"]), default="on",
               show_default=True,
               help="Research option: 'off' skips layer 1 so layers 2 and 3 are judged alone.")
+@click.option("--timing", type=click.Choice(["on", "off"]), default="on", show_default=True,
+              help="GPU runs: time every kernel that passes ('off': correctness and anti-cheat "
+                   "checks only, no speed figures).")
+@click.option("--baselines", type=click.Choice(["all", "eager", "none"]), default="all",
+              show_default=True,
+              help="PyTorch baselines timed beside each kernel: eager and torch.compile, eager "
+                   "only, or none (no speedups).")
 @click.option("--json", "as_json", is_flag=True, help="Print report.json instead of a table.")
 def verify(submission: Path, tasks_dir: Path, out_dir: Path, device: str, sandbox_name: str,
            timeout: float | None, only: str | None, seed: int | None, pricing: Path | None,
            limits: tuple[str, ...], devices: str | None, jobs: int, resume: bool,
-           static_layer: str, as_json: bool) -> None:
+           static_layer: str, timing: str, baselines: str, as_json: bool) -> None:
     """Verify every kernel of SUBMISSION (.tar, .tar.gz or folder) against the task suite."""
     from kgb.runner.verify import VerifyOptions, run_verify
 
@@ -65,6 +72,7 @@ def verify(submission: Path, tasks_dir: Path, out_dir: Path, device: str, sandbo
         submission=submission, tasks_dir=tasks_dir, out_dir=out_dir, device=device,
         sandbox=sandbox_name, timeout_s=timeout, seed=seed, pricing=pricing, limits=limits,
         resume=resume, devices=devices, jobs=jobs, static=static_layer == "on",
+        timing=timing == "on", baselines=baselines,
         only=tuple(t.strip() for t in only.split(",") if t.strip()) if only else None)
     run_verify(options, as_json=as_json)
 

@@ -165,6 +165,7 @@ class JobSpec:
     interpreter: bool
     out_dir: str
     cases: tuple[CaseSpec, ...]
+    timing: bool = True  # on a GPU: time the standard cases after checking them
 
 
 # ------------------------------------------------------------------ worker → host
@@ -258,7 +259,7 @@ class JudgeRequest:
     claims: tuple[CaseRecord, ...]  # the worker's records, already parsed by the host
     commits: tuple[Commit, ...] = ()  # the supervisor's: which timed outputs were kept
     timed_cases: tuple[str, ...] = ()  # cases the worker timed: baselines are timed for these
-    baselines: bool = True
+    baselines: str = "all"  # "all" (eager and torch.compile), "eager" or "none" (--baselines)
 
 
 @dataclass(frozen=True)
@@ -377,6 +378,7 @@ class PlanRecord:
     interpreter_features: tuple[str, ...] = ()  # what the CPU interpreter cannot judge
     floor_peaks: Peaks | None = None  # for the roofline floor (the highest credible peaks)
     efficiency_peaks: Peaks | None = None  # for fraction-of-peak figures
+    timing: bool = True  # False: --timing off (GPU runs check correctness only)
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from kgb.suite.corpus import trimmed_suite, write_submission  # noqa: F401 - shared by tests
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -18,18 +20,6 @@ def run_kgb(*args: str, timeout: float = 900, cwd: Path | None = None) -> subpro
 @pytest.fixture
 def kgb():
     return run_kgb
-
-
-def write_submission(folder: Path, kernels: dict[str, str], name: str = "t") -> Path:
-    """A submission folder with one kernel file per task id: {task_id: source}."""
-    (folder / "kernels").mkdir(parents=True, exist_ok=True)
-    lines = [f'[submission]\nname = "{name}"\n']
-    for task, source in kernels.items():
-        fname = f"kernels/{task.replace('.', '_')}.py"
-        (folder / fname).write_text(source)
-        lines.append(f'[[kernels]]\ntask = "{task}"\nfile = "{fname}"\n')
-    (folder / "manifest.toml").write_text("\n".join(lines))
-    return folder
 
 
 def build_real_report(folder: Path, jobs: list[tuple[str, str, float | None]],
@@ -56,26 +46,3 @@ def build_real_report(folder: Path, jobs: list[tuple[str, str, float | None]],
     return write_report(build_report(header, entries, complete=True), folder)
 
 
-def trimmed_suite(folder: Path, task_ids: set[str], shapes: int = 2) -> Path:
-    """A copy of the suite's tasks `task_ids` with only their first `shapes` CPU shapes and
-    their first dtype: the same contracts at a fraction of the interpreter's time."""
-    import re
-
-    from kgb.tasks.loader import load_suite
-
-    suite = load_suite(ROOT / "tasks")
-    for task_id in task_ids:
-        task = suite[task_id]
-        target = folder / task.category / task.folder.name
-        target.mkdir(parents=True)
-        for name in ("inputs.py", "reference.py", "solution.py"):
-            (target / name).write_text((task.folder / name).read_text())
-        keep = [s.name for s in task.shapes_for("cpu")][:shapes]
-        text = (task.folder / "task.toml").read_text()
-        blocks = re.split(r"(?=^\[)", text, flags=re.M)  # at every table header
-        kept = [b for b in blocks if not b.startswith("[[shapes]]")
-                or re.search(r'^name = "(.*)"$', b, re.M).group(1) in keep]
-        text = "".join(kept)
-        text = re.sub(r"^dtypes = \[.*\]$", f'dtypes = ["{task.dtypes[0]}"]', text, flags=re.M)
-        (target / "task.toml").write_text(text)
-    return folder

@@ -26,10 +26,10 @@ def test_honest_example_all_passed(tmp_path, kgb):
     assert proc.returncode == 0, proc.stderr[-2000:]
     report = json.loads((tmp_path / "report.json").read_text())
     bad = {j["task"]: (j["verdict"], j["message"]) for j in report["jobs"]
-           if j["verdict"] != "passed"}
+           if j["verdict"] not in ("passed", "missing")}
     assert not bad
     assert report["summary"]["counts"]["passed"] == 16
-    for job in report["jobs"]:
+    for job in (j for j in report["jobs"] if j["verdict"] == "passed"):
         assert job["coverage"]["checked"] > 0
         assert all(c["status"] in ("passed", "not_checkable") for c in job["cases"])
 

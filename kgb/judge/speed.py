@@ -81,7 +81,9 @@ def _timed_inputs(request: P.JudgeRequest, inputs_module: ModuleType, case: P.Ca
 
 def baselines(request: P.JudgeRequest, inputs_module: ModuleType,
               reference: ModuleType) -> tuple[P.Baseline, ...]:
-    if not request.device.startswith("cuda") or not request.baselines:
+    """Per timed case: the loop's own cost (always: the D304 window check subtracts it), then
+    PyTorch eager and torch.compile as `request.baselines` asks."""
+    if not request.device.startswith("cuda") or not request.timed_cases:
         return ()
     capture_clocks()
     reset = L2Reset(torch.device(request.device))
@@ -98,18 +100,23 @@ def baselines(request: P.JudgeRequest, inputs_module: ModuleType,
         def inputs_for(rep: int, case: P.CaseSpec = case) -> tuple:
             return _timed_inputs(request, inputs_module, case, rep)
 
+        eager_ms: tuple[float, ...] = ()
         try:
             with torch.no_grad():
-                eager = time_loop(_caller(eager_fn), inputs_for,
-                                  reset=reset, budget_ms=BASELINE_BUDGET_MS, keep=False)
                 noop = time_loop(lambda inputs: None, inputs_for, reset=reset, warmup=1,
                                  budget_ms=0.0, min_reps=10, max_reps=10, keep=False)
+                if request.baselines != "none":
+                    eager = time_loop(_caller(eager_fn), inputs_for, reset=reset,
+                                      budget_ms=BASELINE_BUDGET_MS, keep=False)
+                    eager_ms = tuple(round(t, 6) for t in eager.times_ms)
         except Exception as exc:  # the reference itself failed on the GPU: kgb's problem
             out.append(P.Baseline(case_id, error=P.cut(f"{type(exc).__name__}: {exc}", 300)))
             continue
         compile_ms: tuple[float, ...] = ()
         compile_error = None
-        if compile_spent > COMPILE_BUDGET_S:
+        if request.baselines != "all":
+            compile_error = f"not timed (--baselines {request.baselines})"
+        elif compile_spent > COMPILE_BUDGET_S:
             compile_error = f"torch.compile budget of {COMPILE_BUDGET_S:g} s spent"
         else:
             started = time.monotonic()
@@ -124,8 +131,8 @@ def baselines(request: P.JudgeRequest, inputs_module: ModuleType,
                 compile_error = P.cut(f"{type(exc).__name__}: {exc}", 300)
             compile_spent += time.monotonic() - started
         overhead_ms = noop.wall_ms / max(1, len(noop.times_ms))  # the loop with no work in it
-        out.append(P.Baseline(case_id, tuple(round(t, 6) for t in eager.times_ms), compile_ms,
-                              compile_error, round(overhead_ms, 6), source=source))
+        out.append(P.Baseline(case_id, eager_ms, compile_ms, compile_error,
+                              round(overhead_ms, 6), source=source))
         torch.cuda.empty_cache()
     return tuple(out)
 

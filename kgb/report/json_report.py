@@ -63,12 +63,14 @@ def build_report(header: dict[str, Any], jobs: list[dict[str, Any]], complete: b
 
 
 def run_header(*, seed: int, devices: tuple[str, ...], sandbox, submission, limits,
-               static: bool = True) -> dict[str, Any]:
+               static: bool = True, timing: bool = True,
+               baselines: str = "all") -> dict[str, Any]:
     from kgb.report.environment import collect
 
     return {
         "environment": dict(collect(devices[0], sandbox.describe()), devices=list(devices),
-                            static_layer="on" if static else "off"),
+                            static_layer="on" if static else "off",
+                            timing="on" if timing else "off", baselines=baselines),
         "limits": {k: getattr(limits, k) for k in limits.__dataclass_fields__},
         "seed": seed,
         "submission": submission.describe(),

@@ -91,7 +91,10 @@ def print_report(report: dict, as_json: bool = False, out_dir: Path | None = Non
     for col in ("task", "category", "verdict", "rule", "cases", "max rel err", "time ms"):
         table.add_column(col, no_wrap=True)
     meaningful = bool(env.get("timings_meaningful"))
+    missing = [j for j in report["jobs"] if j.get("verdict") == "missing"]
     for job in report["jobs"]:
+        if job.get("verdict") == "missing":
+            continue
         cov = job.get("coverage") or {}
         cases = f"{cov.get('passed', 0)}/{cov.get('cases', 0)}" + (
             f" +{cov['not_checkable']} n/c" if cov.get("not_checkable") else "")
@@ -101,6 +104,12 @@ def print_report(report: dict, as_json: bool = False, out_dir: Path | None = Non
                       _styled(verdict, STYLE.get(verdict, "")), _styled(job.get("rule") or ""),
                       cases if cov.get("cases") else "", _fmt(job.get("max_rel_l2_err")), time)
     console.print(table)
+    if missing:
+        names = ", ".join(safe(j.get("task"), 60) for j in missing[:4])
+        more = f" and {len(missing) - 4} more" if len(missing) > 4 else ""
+        console.print(Text(f"missing: {len(missing)} suite task(s) have no kernel in this "
+                           f"submission ({names}{more}); they count as failures in rates over "
+                           f"the suite", style="dim"))
     counts = {k: v for k, v in report["summary"]["counts"].items() if v}
     line = Text()
     for k, v in counts.items():

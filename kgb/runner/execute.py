@@ -43,6 +43,8 @@ class JobContext:
     cancel: threading.Event = field(default_factory=threading.Event)  # set: the run is stopping
     static: bool = True  # layer 1 on (off only with --static off, a research option)
     peaks: tuple[P.Peaks | None, P.Peaks | None] | None = None  # (floor, efficiency) on a GPU
+    timing: bool = True  # --timing: GPU jobs time their standard cases
+    baselines: str = "all"  # --baselines: all (eager and torch.compile), eager, none
 
 
 class JobCancelled(Exception):
@@ -66,7 +68,8 @@ def run_job(job: Job, ctx: JobContext) -> P.JobRecord:
         findings=tuple(findings),
         interpreter_features=tuple(sorted(scan(source))) if interpreter and source else (),
         floor_peaks=ctx.peaks[0] if ctx.peaks else None,
-        efficiency_peaks=ctx.peaks[1] if ctx.peaks else None)
+        efficiency_peaks=ctx.peaks[1] if ctx.peaks else None,
+        timing=ctx.timing and not interpreter)
     write_json_atomic(job_dir / PLAN_FILE, P.to_json(plan), indent=1)
     if job.kernel is not None and not findings:
         _run(job, plan, job_dir, ctx)
@@ -97,7 +100,7 @@ def _run(job: Job, plan: P.PlanRecord, job_dir: Path, ctx: JobContext) -> None:
         layout_inputs=job.task.strided_inputs, seed_input=job.task.seed_input,
         kernel_path=str(job.kernel.path), entry=job.entry,
         device="cpu" if interpreter else "cuda:0",  # inside the sandbox: the one visible GPU
-        interpreter=interpreter, out_dir=str(out), cases=plan.cases)
+        interpreter=interpreter, out_dir=str(out), cases=plan.cases, timing=plan.timing)
     write_json_atomic(job_dir / P.JOB_FILE, P.to_json(spec), indent=1)
     before = snapshot(int(job.device.split(":")[1])) if not interpreter else None
     execution = _run_candidate(job, job_dir, out, ctx)
@@ -113,7 +116,7 @@ def _run(job: Job, plan: P.PlanRecord, job_dir: Path, ctx: JobContext) -> None:
             job_dir=str(job_dir), task_dir=str(job.task.folder), device=job.device,
             cases=plan.cases, layout_inputs=job.task.strided_inputs,
             seed_input=job.task.seed_input, claims=result.cases, commits=record.commits,
-            timed_cases=tuple(t.case for t in result.timed))
+            timed_cases=tuple(t.case for t in result.timed), baselines=ctx.baselines)
         _run_judge(request, job_dir, ctx)
         if ctx.cancel.is_set():
             raise JobCancelled(job.task.id)

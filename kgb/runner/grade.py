@@ -46,6 +46,8 @@ def grade(job_dir: Path, out_root: Path) -> P.JobRecord:
     progress = _progress(job_dir / P.OUT_DIR / P.PROGRESS_FILE)
     verdict = decide(plan, execution, result, judge, limits, progress)
     speed = judge_speed(plan, execution, worker, judge) if worker and worker.timed else None
+    if speed is None and plan.slot != "cpu" and plan.timing and verdict.verdict == P.Verdict.PASSED:
+        speed = SpeedResult((), None, ("the worker timed no case: no speed is reported",))
     if speed is not None and speed.violation is not None and verdict.verdict == P.Verdict.PASSED:
         rule, message = speed.violation
         verdict = P.VerdictRecord(P.Verdict.REJECTED, rule.id, rule.layer, message,

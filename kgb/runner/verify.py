@@ -44,6 +44,15 @@ class VerifyOptions:
     devices: str | None = None  # GPU indices ("0,1") or "all": one job per GPU at a time
     jobs: int = 1  # CPU runs: interpreter jobs at once
     static: bool = True  # research option: False runs layers 2 and 3 alone (--static off)
+    timing: bool = True  # GPU runs: time the kernels (--timing off: correctness only)
+    baselines: str = "all"  # all (PyTorch eager and torch.compile), eager, none
+
+
+def _mode_suffix(options: VerifyOptions) -> str:
+    """The options that change verdicts or figures, in the journal's identity of a run (a
+    --resume with other ones is refused)."""
+    return (("" if options.static else "+static-off") + ("" if options.timing else "+timing-off")
+            + ("" if options.baselines == "all" else f"+baselines-{options.baselines}"))
 
 
 def resolve_device(requested: str) -> str:
@@ -147,8 +156,7 @@ def run_verify(options: VerifyOptions, as_json: bool = False) -> dict:
     with contextlib.ExitStack() as stack:
         sandbox = stack.enter_context(create_sandbox(options.sandbox))
         identity = device_identity(slots)
-        record = journal.RunRecord(seed, identity, sandbox.name + ("" if options.static else
-                                                                   "+static-off"),
+        record = journal.RunRecord(seed, identity, sandbox.name + _mode_suffix(options),
                                    journal.plan_digest(jobs, identity, sandbox.name, limits))
         if before and before != record:
             raise journal.resume_mismatch(out_dir)
@@ -157,13 +165,15 @@ def run_verify(options: VerifyOptions, as_json: bool = False) -> dict:
         journal.write_record(out_dir, record)
         judges = stack.enter_context(JudgePool(out_dir / "refcache", out_dir / "judges.log"))
         ctx = JobContext(secrets.token_hex(4), out_dir, sandbox, limits, submission.root, judges,
-                         static=options.static, peaks=device_peaks(slots))
+                         static=options.static, peaks=device_peaks(slots),
+                         timing=options.timing, baselines=options.baselines)
         stack.enter_context(_stop_signals_interrupt())
         progress = stack.enter_context(JobProgress(len(jobs), quiet=as_json))
         outcome = run_all(jobs, slots, ctx, progress, reuse=lambda job: journal.finished(
             out_dir / "jobs" / job.task.id) if before else None)
         header = run_header(seed=seed, devices=slots, sandbox=sandbox, submission=submission,
-                            limits=limits, static=options.static)
+                            limits=limits, static=options.static, timing=options.timing,
+                            baselines=options.baselines)
     entries = [job_entry(journal.read_plan(out_dir / "jobs" / job.task.id), record)
                for job, record in outcome.results]
     report = build_report(header, entries, complete=outcome.failure is None and

@@ -133,7 +133,7 @@ def _run(spec: P.JobSpec, progress: _Progress) -> None:
         progress.report()
     progress.stage = "timing"
     progress.report()
-    if spec.device.startswith("cuda"):
+    if spec.device.startswith("cuda") and spec.timing:
         progress.timed = timing.timed_cases(spec, progress.cases, task_inputs, entry, channel)
     progress.stage = "done"
 
