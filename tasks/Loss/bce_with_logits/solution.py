@@ -1,0 +1,41 @@
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _partial_bce_logits(x_ptr, y_ptr, part_ptr, n, CHUNK: tl.constexpr, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    base = pid.to(tl.int64) * CHUNK
+    acc = tl.zeros([BLOCK], dtype=tl.float32)
+    for start in range(0, CHUNK, BLOCK):
+        offs = base + start + tl.arange(0, BLOCK)
+        mask = offs < n
+        x = tl.load(x_ptr + offs, mask=mask, other=0.0).to(tl.float32)
+        y = tl.load(y_ptr + offs, mask=mask, other=0.0).to(tl.float32)
+        l = tl.maximum(x, 0.0) - x * y + tl.log(1.0 + tl.exp(-tl.abs(x)))
+        acc += tl.where(mask, l, 0.0)
+    tl.store(part_ptr + pid, tl.sum(acc, axis=0))
+
+
+@triton.jit
+def _finish(part_ptr, out_ptr, P, inv_count, BLOCK: tl.constexpr):
+    acc = tl.zeros([BLOCK], dtype=tl.float32)
+    for start in range(0, P, BLOCK):
+        offs = start + tl.arange(0, BLOCK)
+        acc += tl.load(part_ptr + offs, mask=offs < P, other=0.0)
+    tl.store(out_ptr, tl.sum(acc, axis=0) * inv_count)
+
+
+def run(logits: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+    x = logits.contiguous()
+    y = target.contiguous()
+    n = x.numel()
+    BLOCK = min(triton.next_power_of_2(n), 2048)
+    CHUNK = max(BLOCK, triton.next_power_of_2(triton.cdiv(n, 1024)))
+    P = triton.cdiv(n, CHUNK)
+    part = torch.empty((P,), dtype=torch.float32, device=x.device)
+    out = torch.empty((), dtype=torch.float32, device=x.device)
+    _partial_bce_logits[(P,)](x, y, part, n, CHUNK=CHUNK, BLOCK=BLOCK, num_warps=4)
+    _finish[(1,)](part, out, P, 1.0 / n, BLOCK=1024, num_warps=4)
+    return out

@@ -1,0 +1,15 @@
+import torch
+
+from kgb.tasks.inputs import integers, maybe_outliers, normal
+
+
+def make_inputs(shape: dict, dtype: str, gen: torch.Generator, mode: str):
+    N, C = shape["N"], shape["C"]
+    logits = maybe_outliers(normal((N, C), dtype, gen, std=2.0), gen, mode)
+    target = integers((N,), 0, C, gen)
+    if mode == "outlier" and N >= 3:
+        target[0] = 0
+        target[1] = C - 1
+    u = torch.rand((1,), generator=gen, device=gen.device).item()
+    smoothing = round(0.05 + 0.25 * u, 3)
+    return (logits, target, smoothing)

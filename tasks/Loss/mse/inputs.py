@@ -1,0 +1,10 @@
+import torch
+
+from kgb.tasks.inputs import maybe_outliers, normal
+
+
+def make_inputs(shape: dict, dtype: str, gen: torch.Generator, mode: str):
+    M, N = shape["M"], shape["N"]
+    inp = maybe_outliers(normal((M, N), dtype, gen), gen, mode)
+    target = normal((M, N), dtype, gen, std=0.5, mean=0.25)
+    return (inp, target)

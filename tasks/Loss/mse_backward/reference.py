@@ -1,0 +1,10 @@
+import torch
+import torch.nn.functional as F
+
+
+def reference(input, target, grad_out):
+    with torch.enable_grad():
+        x = input.double().requires_grad_(True)
+        loss = F.mse_loss(x, target.double())
+        (g,) = torch.autograd.grad(loss, (x,), grad_out.double())
+    return g.to(input.dtype)

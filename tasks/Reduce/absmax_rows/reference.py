@@ -1,0 +1,2 @@
+def reference(x):
+    return x.abs().amax(dim=-1).float()

@@ -1,0 +1,5 @@
+import torch
+
+
+def reference(x):
+    return torch.argmax(x, dim=-1)

@@ -1,0 +1,2 @@
+def reference(x):
+    return x.double().mean(dim=-1).to(x.dtype)

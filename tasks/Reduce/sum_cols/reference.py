@@ -1,0 +1,2 @@
+def reference(x):
+    return x.double().sum(dim=0).to(x.dtype)
