@@ -161,6 +161,49 @@ def cost(tokens: Path, pricing: Path | None, report: Path | None, manifest: Path
         console(min_width=160).print(render.terminal(section))
 
 
+@cli.group(invoke_without_command=True)
+@click.option("--gpu", type=int, default=0, show_default=True, help="GPU index (PCI bus order).")
+@click.option("--json", "as_json", is_flag=True, help="Print the facts as JSON.")
+@click.pass_context
+def hw(ctx: click.Context, gpu: int, as_json: bool) -> None:
+    """This machine's GPU and the peaks kgb uses for it (datasheet, calibration)."""
+    if ctx.invoked_subcommand is not None:
+        return
+    import json
+    import os
+
+    os.environ.setdefault("CUDA_DEVICE_ORDER", "PCI_BUS_ID")
+    from kgb.bench.device_info import describe, render
+
+    info = describe(gpu)
+    click.echo(json.dumps(info, indent=1) if as_json else render(info))
+
+
+@hw.command("calibrate")
+@click.option("--gpu", type=int, default=0, show_default=True, help="GPU index (PCI bus order).")
+def hw_calibrate(gpu: int) -> None:
+    """Measure copy bandwidth and matrix throughput on this GPU and cache them for kgb."""
+    import os
+
+    os.environ.setdefault("CUDA_DEVICE_ORDER", "PCI_BUS_ID")
+    import torch
+
+    from kgb.bench.calibrate import calibrate
+    from kgb.bench.hw import save_calibration
+    from kgb.errors import BadInput
+
+    if not torch.cuda.is_available():
+        raise BadInput("no CUDA device is visible; run `kgb hw calibrate` on the GPU "
+                       "machine that runs `kgb verify --device cuda`")
+    if gpu >= torch.cuda.device_count():
+        raise BadInput(f"--gpu {gpu}: only {torch.cuda.device_count()} GPU(s) visible")
+    peaks = calibrate(f"cuda:{gpu}")
+    path = save_calibration(peaks)
+    rates = ", ".join(f"{k} {v:g}" for k, v in peaks.tflops.items() if not k.startswith("int"))
+    click.echo(f"{peaks.device}: copy {peaks.bandwidth_gbps:g} GB/s, TFLOP/s {rates}")
+    click.echo(f"saved to {path}")
+
+
 @cli.group()
 def sandbox() -> None:
     """Check and clean up the sandbox backends (docker, bwrap, process)."""

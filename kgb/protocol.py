@@ -43,6 +43,7 @@ FLOAT_ARGS_FIX = "float-args-fp32"
 BF16_ARITHMETIC_FIX = "bf16-arithmetic-fp32"
 LIBDEVICE_FIX = "libdevice-via-torch"
 BOOL_OPS_FIX = "bool-ops-elementwise"
+LOOP_VARS_FIX = "loop-vars-tensors"
 LIMITATIONS_NAMED = "limitations-named"
 
 RESULT_MAX_BYTES = 16 << 20

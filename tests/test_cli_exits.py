@@ -56,3 +56,33 @@ def test_a_failure_after_the_sandbox_exists_closes_it(monkeypatch, tmp_path):
     with pytest.raises(BadInput, match="could not be digested"):
         verify.run_verify(options, as_json=True)
     assert closed == [True]
+
+
+def test_hw_without_a_gpu_says_so_and_calibrate_is_bad_input(kgb):
+    import json
+
+    shown = kgb("hw", "--json", timeout=120)
+    assert shown.returncode == 0, shown.stderr
+    info = json.loads(shown.stdout)
+    assert info["device"] is None and "interpreter" in info["note"]
+    calibrate = kgb("hw", "calibrate", timeout=120)
+    assert calibrate.returncode == 2
+    assert calibrate.stderr.count("\n") == 1 and "no CUDA device" in calibrate.stderr
+
+
+def test_hw_render_names_the_peaks_the_floor_uses():
+    from kgb.bench.device_info import render
+
+    info = {"torch": "2.11", "cuda": "13.0", "triton": "3.6", "device": "NVIDIA H100 80GB HBM3",
+            "index": 0, "memory_gib": 79.2, "sms": 132, "compute_capability": "9.0",
+            "l2_mib": 50.0, "driver": "580", "sm_clock_mhz": 1980, "sm_clock_max_mhz": 1980,
+            "mem_clock_max_mhz": 2619, "power_limit_w": 700.0, "temperature_c": 31,
+            "peaks": {"datasheet": {"device": "x", "source": "datasheet: H100",
+                                    "bandwidth_gbps": 3350.0, "tflops": {"float16": 989.4}},
+                      "calibrated": None, "calibration_file": "/x.json",
+                      "floor": {"source": "datasheet: H100"},
+                      "efficiency": {"source": "datasheet: H100"}}}
+    text = render(info)
+    assert "132 SMs, sm_90" in text and "3350 GB/s" in text
+    assert "calibrated: none (run `kgb hw calibrate`)" in text
+    assert "roofline floor uses: datasheet: H100" in text

@@ -142,6 +142,26 @@ REPAIRS_PROGRAM = textwrap.dedent('''
                       a.float().cumsum(0).bfloat16(), (a.int() * 2).bfloat16(),
                       torch.stack([a.float().sum().bfloat16(), a.max()]), torch.zeros(2).bfloat16()])
     print("bf16", torch.equal(got, want), got.tolist())
+
+    @triton.jit
+    def loops(o_ptr, n, K, BLOCK: tl.constexpr):
+        acc = tl.zeros([BLOCK], tl.float32)
+        for i in range(0, n):
+            for j in range(i + 1, n):  # a loop variable as another loop's bound
+                acc += tl.where(i == 0, 1.0, 0.0) + j
+        for kk in range(0, tl.cdiv(K, BLOCK)):
+            acc += kk.to(tl.int64).to(tl.float32)  # compiled: loop variables are tensors
+        for s in tl.static_range(3):
+            acc += s
+        for t in tl.range(0, 2, num_stages=2):
+            acc += t.to(tl.float32)
+        for u in range(n - 1, -1, -1):
+            acc += u
+        tl.store(o_ptr + tl.arange(0, BLOCK), acc)
+
+    got = torch.zeros(4)
+    loops[(1,)](got, 4, 10, BLOCK=4)
+    print("loops", got.tolist() == [30.0] * 4, got.tolist())
     print("applied", " ".join(applied))
 ''')
 
@@ -162,7 +182,9 @@ def test_interpreter_repairs_give_compiled_semantics_or_a_named_limitation(tmp_p
     assert lines["warmup"] == "InterpreterLimitation"
     assert lines["driver"] == "InterpreterLimitation"
     assert lines["bf16"].startswith("True"), lines["bf16"]
-    assert {"libdevice-via-torch", "bool-ops-elementwise", "bf16-arithmetic-fp32"} <= set(
+    assert lines["loops"].startswith("True"), lines["loops"]
+    assert {"libdevice-via-torch", "bool-ops-elementwise", "bf16-arithmetic-fp32",
+            "loop-vars-tensors"} <= set(
         lines["applied"].split())
 
 

@@ -18,6 +18,10 @@ a plain bug with a one-line cause (shared/cpu-interpreter.md):
 - Python `and`/`or`/`not` on block tensors: compiled Triton applies them elementwise
   (logical_and/or/not, constexprs short-circuiting); the interpreter takes the truth value of a
   whole block (always True). Fix: rewrite them in kernel bodies to the compiled semantics.
+- Loop variables of `for i in range(...)` / `tl.range(...)`: compiled Triton makes them int32
+  (int64 when a bound is) scalar tensors, so `i.to(tl.int64)` is common in real kernels; the
+  interpreter hands out Python ints, which have no `.to`. Fix: yield scalar tensors of the
+  compiled type (`tl.static_range` keeps Python ints, as compiled).
 - What the interpreter cannot do at all — compiled kernels from `kernel.warmup(...)`, the GPU
   driver (device properties, streams) — raises InterpreterLimitation with the reason, so the
   case is not checkable on the CPU for that reason alone.
@@ -39,6 +43,7 @@ from kgb.protocol import (
     FLOAT_ARGS_FIX,
     LIBDEVICE_FIX,
     LIMITATIONS_NAMED,
+    LOOP_VARS_FIX,
 )
 from kgb.worker.interpreter_libdevice import InterpreterLimitation, extern_elementwise
 
@@ -101,7 +106,7 @@ def apply() -> tuple[str, ...]:
     builder.cast_impl = cast_impl
     it._implicit_cvt = implicit_cvt
     return (BF16_DOT_FIX, BF16_ROUNDING_FIX, FLOAT_ARGS_FIX, *_apply_bf16_arithmetic(it),
-            *_apply_libdevice(it), *_apply_bool_ops(it), *_apply_named_limitations(it))
+            *_apply_libdevice(it), *_apply_kernel_syntax(it), *_apply_named_limitations(it))
 
 
 def _apply_bf16_arithmetic(it: Any) -> tuple[str, ...]:
@@ -224,13 +229,24 @@ def _with_interpreter_semantic(fn: Any, it: Any) -> Any:
     return call
 
 
-def _apply_bool_ops(it: Any) -> tuple[str, ...]:
-    """Compile `a and b`, `a or b`, `not a` in kernel bodies as Triton's code generator does
-    (triton/compiler/code_generator.py: _apply_boolean_values, visit_UnaryOp)."""
+def _apply_kernel_syntax(it: Any) -> tuple[str, ...]:
+    """Compile `a and b`, `a or b`, `not a` and loop variables in kernel bodies as Triton's code
+    generator does (triton/compiler/code_generator.py: _apply_boolean_values, visit_UnaryOp,
+    visit_For)."""
     transformer_cls = type(it.FunctionRewriter.ast_transformer)
+    import numpy as np
     import triton.language as tl
 
-    class BooleanOps(transformer_cls):  # type: ignore[misc, valid-type]
+    class KernelSyntax(transformer_cls):  # type: ignore[misc, valid-type]
+        def visit_For(self, node):
+            node = self.generic_visit(node)
+            call = node.iter
+            if isinstance(call, ast.Call) and _loop_range(call.func):
+                node.iter = ast.copy_location(
+                    ast.Call(func=ast.Name(id="_kgb_loop", ctx=ast.Load()),
+                             args=[call.func, *call.args], keywords=call.keywords), call)
+            return node
+
         def visit_BoolOp(self, node):
             node = self.generic_visit(node)
             op = "and" if isinstance(node.op, ast.And) else "or"
@@ -271,9 +287,24 @@ def _apply_bool_ops(it: Any) -> tuple[str, ...]:
     def negate(value):
         return value == 0 if isinstance(value, tl.tensor) else not value
 
-    it.FunctionRewriter.ast_transformer = BooleanOps()
-    it._kgb_boolean, it._kgb_not = boolean, negate  # the rewritten bodies see the module's names
-    return (BOOL_OPS_FIX,)
+    def loop(make_range, *args, **kwargs):
+        wide = any((isinstance(a, tl.tensor) and a.dtype in (tl.int64, tl.uint64)) or
+                   (isinstance(a, int) and not -2**31 <= a < 2**31) for a in args)
+        np_type, tl_type = (np.int64, tl.int64) if wide else (np.int32, tl.int32)
+        for i in make_range(*args, **kwargs):
+            yield tl.tensor(it.TensorHandle(np.array([int(i)], dtype=np_type), tl_type), tl_type)
+
+    it.FunctionRewriter.ast_transformer = KernelSyntax()
+    # the rewritten bodies see the interpreter module's names
+    it._kgb_boolean, it._kgb_not, it._kgb_loop = boolean, negate, loop
+    return (BOOL_OPS_FIX, LOOP_VARS_FIX)
+
+
+def _loop_range(func: ast.expr) -> bool:
+    """`range(...)` or `<module>.range(...)` (tl.range), not `static_range`."""
+    if isinstance(func, ast.Name):
+        return func.id == "range"
+    return isinstance(func, ast.Attribute) and func.attr == "range"
 
 
 def _apply_named_limitations(it: Any) -> tuple[str, ...]:

@@ -1,0 +1,118 @@
+"""The trusted timing rules (kgb.runner.speed) on evidence as the worker, the supervisor and the
+judge would write it: an honest kernel's timing stands; each forgery of one clock is caught by a
+clock the candidate cannot touch. The same evidence comes from real runs on the GPU
+(tests/fixtures/dynamic_gpu, scripts/gpu/); here each rule is pinned down without one."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from kgb import protocol as P
+from kgb.runner.speed import judge_speed
+
+H100 = P.Peaks("NVIDIA H100", "datasheet: H100 SXM", 3350.0, {"float32": 495.0})
+CASE = P.CaseSpec("c0", "large", {"M": 8192, "N": 8192}, "float32", "standard", "contiguous",
+                  (P.CallSpec(P.CallKind.PRIMARY, 1),), flops=9 * 8192 * 8192,
+                  bytes=2 * 8192 * 8192 * 4)
+PLAN = P.PlanRecord("activation.gelu_tanh", "Activation", "k.py", "cuda:0", 60.0, (CASE,),
+                    floor_peaks=H100, efficiency_peaks=H100)
+REPS = 20
+KERNEL_MS = 0.2  # 512 MB at ~2.6 TB/s: above the 0.16 ms floor
+OVERHEAD_MS = 0.3  # the loop's own cost per call (inputs, L2 flush, synchronize)
+
+
+def honest() -> tuple[P.ExecRecord, P.WorkerResult, P.JudgeResult]:
+    prints = tuple(f"fp{i}" for i in range(REPS))
+    window_s = REPS * (KERNEL_MS + OVERHEAD_MS) / 1e3
+    execution = P.ExecRecord("bwrap", 0, False, 10.0, False, channel=True,
+                             marks=(P.Mark("start c0", 5.0), P.Mark("end c0", 5.0 + window_s)),
+                             commits=(P.Commit("c0", prints, (3, 11), 5.1),))
+    primary = P.CallRecord(0, P.CallKind.PRIMARY, P.CaseStatus.RETURNED, launches=1,
+                           kernels=("_gelu_tanh_kernel",))
+    timed = P.TimedCase("c0", (KERNEL_MS,) * REPS, 3, prints, (3, 11), profiler_ms=KERNEL_MS,
+                        kernels=("_gelu_tanh_kernel",), streams=1)
+    worker = P.WorkerResult("done", (P.CaseRecord("c0", (primary,)),), timed=(timed,))
+    judge = P.JudgeResult((), timed_checks=(P.TimedCheck("c0", 3, P.CaseStatus.PASSED),
+                                            P.TimedCheck("c0", 11, P.CaseStatus.PASSED)),
+                          baselines=(P.Baseline("c0", (0.4,) * 10, (0.25,) * 10, None,
+                                                OVERHEAD_MS),))
+    return execution, worker, judge
+
+
+def with_timed(worker: P.WorkerResult, **changes) -> P.WorkerResult:
+    return replace(worker, timed=(replace(worker.timed[0], **changes),))
+
+
+def rule(execution, worker, judge) -> str | None:
+    result = judge_speed(PLAN, execution, worker, judge)
+    return result.violation[0].id if result.violation else None
+
+
+def test_an_honest_timing_stands_with_its_figures():
+    execution, worker, judge = honest()
+    result = judge_speed(PLAN, execution, worker, judge)
+    assert result.violation is None and result.unchecked == ()
+    timing = result.cases[0]
+    assert timing.median_ms == KERNEL_MS and timing.eager_ms == 0.4 and timing.compile_ms == 0.25
+    assert 0.15 < timing.floor_ms < 0.17  # 512 MB / 3.35 TB/s
+    assert timing.gbps == round(2 * 8192 * 8192 * 4 / (KERNEL_MS * 1e-3) / 1e9, 6)
+
+
+def test_side_stream_work_shows_in_the_profiler_against_the_events():
+    execution, worker, judge = honest()
+    # events on the current stream time nothing; the kernel ran on stream 2
+    cheat = with_timed(worker, times_ms=(0.003,) * REPS, streams=2)
+    assert rule(execution, cheat, judge) == "D304"
+
+
+def test_forged_events_and_no_profiler_fall_to_the_supervisor_clock_or_the_floor():
+    execution, worker, judge = honest()
+    cheat = with_timed(worker, times_ms=(1e-6,) * REPS, profiler_ms=None, kernels=())
+    assert rule(execution, cheat, judge) == "D307"
+    # a long kernel: the supervisor's window sees what the events deny
+    slow = REPS * (50.0 + OVERHEAD_MS) / 1e3
+    long_exec = replace(execution, marks=(P.Mark("start c0", 5.0), P.Mark("end c0", 5.0 + slow)))
+    assert rule(long_exec, cheat, judge) == "D304"
+
+
+def test_missing_marks_are_a_violation_and_a_missing_channel_is_unchecked():
+    execution, worker, judge = honest()
+    assert rule(replace(execution, marks=()), worker, judge) == "D304"
+    result = judge_speed(PLAN, replace(execution, channel=False, marks=(), commits=()), worker,
+                         judge)
+    assert result.violation is None and any("channel" in u for u in result.unchecked)
+
+
+def test_a_wrong_timed_output_and_a_swapped_one():
+    execution, worker, judge = honest()
+    wrong = replace(judge, timed_checks=(P.TimedCheck("c0", 3, P.CaseStatus.PASSED),
+                                         P.TimedCheck("c0", 11, P.CaseStatus.FAILED, "mismatch",
+                                                      "D308")))
+    assert rule(execution, worker, wrong) == "D308"
+    swapped = replace(judge, timed_checks=(P.TimedCheck("c0", 3, P.CaseStatus.FAILED, "x",
+                                                        "D309"),))
+    assert rule(execution, worker, swapped) == "D309"
+    unsaved = replace(judge, timed_checks=judge.timed_checks[:1])
+    assert rule(execution, worker, unsaved) == "D308"
+    uncommitted = replace(execution, commits=())
+    assert rule(uncommitted, worker, judge) == "D309"
+
+
+def test_a_kernel_switch_and_a_replay_that_launches_nothing():
+    execution, worker, judge = honest()
+    switched = with_timed(worker, kernels=("_fast_path",))
+    assert rule(execution, switched, judge) == "D306"
+    nothing = with_timed(worker, kernels=(), profiler_ms=0.0)
+    assert rule(execution, nothing, judge) == "D306"
+    no_profiler = with_timed(worker, kernels=(), profiler_ms=None)
+    result = judge_speed(PLAN, execution, no_profiler, judge)
+    assert result.violation is None and any("profiler" in u for u in result.unchecked)
+
+
+def test_impossible_speed_against_the_datasheet():
+    execution, worker, judge = honest()
+    fast = with_timed(worker, times_ms=(0.05,) * REPS, profiler_ms=0.05)
+    assert rule(execution, fast, judge) == "D307"
+    unknown = replace(PLAN, floor_peaks=None)
+    result = judge_speed(unknown, execution, fast, judge)
+    assert result.violation is None and any("peaks" in u for u in result.unchecked)
