@@ -44,6 +44,8 @@ class Adapter:
     imports: str = ""               # extra imports the extracted code needs (allowed modules)
     prelude: str = ""               # our stand-ins for package-level names (flags, aliases)
     drop_decorators: tuple[str, ...] = ()  # decorator substrings to drop
+    keep_decorators: tuple[str, ...] = ()  # non-triton decorator prefixes to keep (the
+    #                                         prelude binds them, e.g. a package's autotune alias)
     variant: str = ""               # second submission for a second kernel of the same task
     notes: str = ""
     unfit: str = ""                 # why it fits no task (then nothing is built)
@@ -144,4 +146,526 @@ def run(x):
         unfit="takes per-token cos/sin tables already gathered by position on the host "
               "(torch index_select) and needs a power-of-two head size (tl.arange(0, D/2)): no "
               "task gives gathered tables, and the task's odd shape has D = 80"),
+)
+
+
+# ---------------------------------------------------------------------------------------------
+# unsloth 2026.10.9 (unsloth/kernels): the one-row paths (UNSLOTH_RMSNORM_MULTIROW=0), launch
+# settings from calculate_settings (BLOCK_SIZE = next_power_of_2(n), warps by size)
+# ---------------------------------------------------------------------------------------------
+US = "unsloth/kernels/"
+_US_SETTINGS = '''
+def calculate_settings(n):
+    BLOCK_SIZE = triton.next_power_of_2(n)
+    num_warps = 4
+    if BLOCK_SIZE >= 32768:
+        num_warps = 32
+    elif BLOCK_SIZE >= 8192:
+        num_warps = 16
+    elif BLOCK_SIZE >= 2048:
+        num_warps = 8
+    return BLOCK_SIZE, num_warps
+'''
+_US_TANH = "triton_tanh = libdevice.tanh\ntriton_cast = tl.cast"
+_US_LIBDEVICE = "from triton.language.extra import libdevice"
+_US_ELEMENTWISE = '''
+def _halves(x):
+    n = x.shape[1] // 2
+    return x[:, :n].contiguous(), x[:, n:].contiguous()
+
+
+def _elementwise(kernel, e, g):
+    n_elements = e.numel()
+    h = torch.empty(e.shape, dtype=e.dtype, device=e.device)
+    grid = lambda meta: (triton.cdiv(n_elements, meta["BLOCK_SIZE"]),)
+    kernel[grid](e, g, h, n_elements, BLOCK_SIZE=1024, LONG_INDEXING=0, enable_fp_fusion=True)
+    return h
+
+
+def _backward(kernel, x, grad_out):
+    # the package's backward overwrites its three inputs with (h, df, de): run it on copies
+    e, g = _halves(x)
+    DW = torch.empty(grad_out.shape, dtype=grad_out.dtype, device=grad_out.device)
+    DW.copy_(grad_out)
+    n_elements = e.numel()
+    grid = lambda meta: (triton.cdiv(n_elements, meta["BLOCK_SIZE"]),)
+    kernel[grid](DW, e, g, n_elements, BLOCK_SIZE=1024, LONG_INDEXING=0, enable_fp_fusion=True)
+    n = e.shape[1]
+    dx = torch.empty((e.shape[0], 2 * n), dtype=x.dtype, device=x.device)
+    dx[:, :n].copy_(g)   # de: gradient of the gate half
+    dx[:, n:].copy_(e)   # df: gradient of the up half
+    return dx
+'''
+_US_RMS_FWD = _US_SETTINGS + '''
+
+def _rms_forward(x, weight, kernel):
+    X = x.contiguous()
+    n_rows, n_cols = X.shape
+    Y = torch.empty((n_rows, n_cols), dtype=X.dtype, device=X.device)
+    r = torch.empty(n_rows, dtype=torch.float32, device=X.device)
+    BLOCK_SIZE, num_warps = calculate_settings(n_cols)
+    kernel[(n_rows,)](Y, X, weight, r, Y_row_stride=Y.stride(0), X_row_stride=X.stride(0),
+                      W_row_stride=weight.stride(0), r_row_stride=r.stride(0), n_cols=n_cols,
+                      eps=1e-6, LONG_INDEXING=0, BLOCK_SIZE=BLOCK_SIZE, num_warps=num_warps,
+                      enable_fp_fusion=True)
+    return Y, r
+'''
+add(
+    Adapter(
+        "unsloth", "normalization.rms_norm", US + "rms_layernorm.py", ("_rms_layernorm_forward",),
+        prelude=_US_SETTINGS,
+        notes="one row per program; normed is rounded to the weight dtype before the product "
+              "(HF LlamaRMSNorm), as in the package",
+        glue=_US_RMS_FWD + '''
+
+def run(x, weight):
+    return _rms_forward(x, weight, _rms_layernorm_forward)[0]
+'''),
+    Adapter(
+        "unsloth", "normalization.gemma_rms_norm", US + "rms_layernorm.py",
+        ("_gemma_rms_layernorm_forward",),
+        glue=_US_RMS_FWD + '''
+
+def run(x, weight):
+    return _rms_forward(x, weight, _gemma_rms_layernorm_forward)[0]
+'''),
+    Adapter(
+        "unsloth", "normalization.rms_norm_backward", US + "rms_layernorm.py",
+        ("_rms_layernorm_forward", "_rms_backward_row", "_rms_layernorm_backward",
+         "_rms_sum_dw_partials"),
+        notes="forward kernel first for the saved 1/rms (as the autograd Function does), then "
+              "the backward with TRAIN_W (per-program fp32 dW partials, 128 SMs x 4 programs: "
+              "the package's fallback without device properties), then _rms_sum_dw_partials",
+        glue=_US_RMS_FWD + '''
+
+def run(x, weight, grad_out):
+    X = x.contiguous()
+    dY = grad_out.contiguous()
+    _, r = _rms_forward(X, weight, _rms_layernorm_forward)
+    n_rows, n_cols = dY.shape
+    dX = torch.empty((n_rows, n_cols), dtype=X.dtype, device=X.device)
+    BLOCK_SIZE, num_warps = calculate_settings(n_cols)
+    max_programs = 128 * 4
+    per_program = max(1, (n_rows + max(1, min(n_rows, max_programs)) - 1)
+                      // max(1, min(n_rows, max_programs)))
+    programs = max(1, (n_rows + per_program - 1) // per_program)
+    partials = torch.empty((programs, n_cols), dtype=torch.float32, device=X.device)
+    _rms_layernorm_backward[(programs,)](
+        dY, dX, X, weight, r, partials, n_rows, per_program,
+        dY_row_stride=dY.stride(0), dX_row_stride=dX.stride(0), X_row_stride=X.stride(0),
+        W_row_stride=weight.stride(0), r_row_stride=r.stride(0), n_cols=n_cols, eps=1e-6,
+        GEMMA=False, LONG_INDEXING=False, BLOCK_SIZE=BLOCK_SIZE, TRAIN_W=True, FROM_Y=False,
+        num_warps=num_warps, enable_fp_fusion=True)
+    dW = torch.empty(n_cols, dtype=weight.dtype, device=X.device)
+    _rms_sum_dw_partials[((n_cols + 63) // 64,)](partials, dW, programs, n_cols,
+                                                 BLOCK_ROWS=64, BLOCK_COLS=64,
+                                                 enable_fp_fusion=True)
+    return dX, dW
+'''),
+    Adapter(
+        "unsloth", "normalization.fused_add_rms_norm", US + "fused_add_rms_layernorm.py",
+        ("_add_rms_layernorm_inference",),
+        notes="decode-step residual add + RMSNorm, in place on X and residual in the package: "
+              "run on copies; normed rounded to the input dtype before the weight product",
+        prelude=_US_SETTINGS,
+        glue='''
+def run(x, residual, weight):
+    X = torch.empty(x.shape, dtype=x.dtype, device=x.device)
+    X.copy_(x)
+    R = torch.empty(residual.shape, dtype=residual.dtype, device=residual.device)
+    R.copy_(residual)
+    n_cols = X.shape[-1]
+    BLOCK_SIZE, num_warps = calculate_settings(n_cols)
+    _add_rms_layernorm_inference[(X.numel() // n_cols,)](
+        X, R, weight, X.stride(0), R.stride(0), n_cols=n_cols, eps=1e-6, HAS_RESIDUAL=True,
+        BLOCK_SIZE=BLOCK_SIZE, num_warps=num_warps, enable_fp_fusion=False)
+    return X, R
+'''),
+    Adapter(
+        "unsloth", "fusion.swiglu", US + "swiglu.py", ("_fg_kernel",),
+        notes="swiglu_fg_kernel on the gate/up halves (made contiguous: the package gets "
+              "them as separate tensors); silu rounded to the input dtype before the product",
+        glue=_US_ELEMENTWISE + '''
+
+def run(x):
+    e, g = _halves(x)
+    return _elementwise(_fg_kernel, e, g)
+'''),
+    Adapter(
+        "unsloth", "fusion.swiglu_backward", US + "swiglu.py", ("_DWf_DW_dfg_kernel",),
+        glue=_US_ELEMENTWISE + '''
+
+def run(x, grad_out):
+    return _backward(_DWf_DW_dfg_kernel, x, grad_out)
+'''),
+    Adapter(
+        "unsloth", "fusion.geglu", US + "geglu.py", ("_exact_forward_kernel",),
+        glue=_US_ELEMENTWISE + '''
+
+def run(x):
+    e, g = _halves(x)
+    return _elementwise(_exact_forward_kernel, e, g)
+'''),
+    Adapter(
+        "unsloth", "fusion.geglu_backward", US + "geglu.py", ("_exact_backward_kernel",),
+        glue=_US_ELEMENTWISE + '''
+
+def run(x, grad_out):
+    return _backward(_exact_backward_kernel, x, grad_out)
+'''),
+    Adapter(
+        "unsloth", "activation.gelu_tanh_and_mul", US + "geglu.py", ("_approx_forward_kernel",),
+        imports=_US_LIBDEVICE, prelude=_US_TANH,
+        notes="triton_tanh = libdevice.tanh, as unsloth.kernels.utils sets it on Triton >= 3",
+        glue=_US_ELEMENTWISE + '''
+
+def run(x):
+    e, g = _halves(x)
+    return _elementwise(_approx_forward_kernel, e, g)
+'''),
+    Adapter(
+        "unsloth", "normalization.layer_norm", US + "layernorm.py", ("layernorm_forward",),
+        prelude=_US_SETTINGS,
+        notes="Fp32LayerNorm forward, one row per program",
+        glue='''
+def run(x, weight, bias):
+    X = x.contiguous()
+    n_rows, n_cols = X.shape
+    BLOCK_SIZE, num_warps = calculate_settings(n_cols)
+    Y = torch.empty((n_rows, n_cols), dtype=X.dtype, device=X.device)
+    r = torch.empty(n_rows, dtype=torch.float32, device=X.device)
+    mu = torch.empty(n_rows, dtype=torch.float32, device=X.device)
+    layernorm_forward[(n_rows,)](Y, X, weight, bias, r, mu, Y.stride(0), X.stride(0), n_cols,
+                                 1e-5, LONG_INDEXING=0, BLOCK_SIZE=BLOCK_SIZE,
+                                 num_warps=num_warps)
+    return Y
+'''),
+    Adapter(
+        "unsloth", "loss.cross_entropy_per_token", US + "cross_entropy_loss.py",
+        ("_log1p", "_softplus", "_cross_entropy_forward"),
+        imports=_US_LIBDEVICE, prelude=_US_TANH,
+        notes="Fast_CrossEntropyLoss.forward, vocab <= 65536 path (one row per program, "
+              "BLOCK_SIZE = next_power_of_2(V)); the package jit-wraps the kernel by assignment "
+              "(`_cross_entropy_forward = triton.jit(_cross_entropy_forward)`)",
+        glue=_US_SETTINGS + '''
+
+def run(logits, target):
+    n_rows, vocab_size = logits.shape
+    logits = logits.contiguous()
+    losses = torch.empty(n_rows, dtype=torch.float32, device=logits.device)
+    logsumexp = torch.empty(n_rows, dtype=torch.float32, device=logits.device)
+    BLOCK_SIZE, num_warps = calculate_settings(vocab_size)
+    _cross_entropy_forward[(n_rows,)](
+        logits, logits.stride(0), losses, logsumexp, target, VOCAB_SIZE=vocab_size,
+        BLOCK_SIZE=BLOCK_SIZE, DO_SOFTCAPPING=False, SOFTCAP=0, DO_LOGIT_SCALING=False,
+        LOGIT_SCALE=0, num_warps=num_warps)
+    return losses
+'''),
+)
+
+
+# ---------------------------------------------------------------------------------------------
+# flash-linear-attention (fla-core 0.6.0): fla/modules and fla/ops/utils
+# ---------------------------------------------------------------------------------------------
+FLA_ACT = "fla/modules/activations/ops.py"
+FLA_OP = ("fla/ops/utils/op.py", ("exp!else", "log!else"))
+_FLA_PRELUDE = '''
+IS_AMD = False
+IS_INTEL = False
+autotune_cache_kwargs = {}  # fla.utils: {"cache_results": ...} where Triton supports it
+'''
+_FLA_ACT_PRELUDE = _FLA_PRELUDE + '''
+
+def _activation_autotune_configs():
+    bs_list = [512, 1024, 2048, 4096, 8192]
+    nw_list = [1, 2, 4, 8, 16, 32]
+    return [triton.Config({'B': bs}, num_warps=nw) for bs in bs_list for nw in nw_list]
+'''
+_FLA_ACT_GLUE = '''
+def prepare_input(x):
+    # fla.modules.activations.ops.prepare_input for 2-D inputs: read rows in place when the
+    # last dimension is unit-stride, else copy
+    if x.is_contiguous():
+        return x, x.shape[-1]
+    if x.shape[-1] > 1 and x.stride(-1) != 1:
+        return x.contiguous(), x.shape[-1]
+    return x, x.stride(0)
+
+
+def _unary(kernel, x):
+    x, stride_x_row = prepare_input(x)
+    T, D = x.numel(), x.shape[-1]
+    y = torch.empty(x.shape, dtype=x.dtype, device=x.device)
+    kernel[lambda meta: (triton.cdiv(T, meta['B']),)](x=x, y=y, stride_x_row=stride_x_row,
+                                                      stride_y_row=D, T=T, D=D)
+    return y
+
+
+def _unary_bwd(kernel, x, dy):
+    x, stride_x_row = prepare_input(x)
+    dy, stride_dy_row = prepare_input(dy)
+    T, D = x.numel(), x.shape[-1]
+    dx = torch.empty(x.shape, dtype=x.dtype, device=x.device)
+    kernel[lambda meta: (triton.cdiv(T, meta['B']),)](x=x, dy=dy, dx=dx,
+                                                      stride_x_row=stride_x_row,
+                                                      stride_dy_row=stride_dy_row,
+                                                      stride_dx_row=D, T=T, D=D)
+    return dx
+'''
+_FLA_LN_GLUE = '''
+def layer_norm_fwd(x, weight, bias, eps, residual=None, is_rms_norm=False, store_res=False):
+    # fla.modules.norm.layernorm.layer_norm_fwd (num_groups = 1)
+    T, D = x.shape
+    G = 1
+    y = torch.empty_like(x)
+    res_out = torch.empty(T, D, device=x.device, dtype=x.dtype) if store_res else None
+    mean = torch.empty((T,), dtype=torch.float, device=x.device) if not is_rms_norm else None
+    rstd = torch.empty((T,), dtype=torch.float, device=x.device)
+    MAX_FUSED_SIZE = 65536 // x.element_size()
+    BD = min(MAX_FUSED_SIZE, triton.next_power_of_2(D))
+    if D > BD:
+        raise RuntimeError("This layer norm doesn't support feature dim >= 64KB.")
+    if D <= 512:
+        NB = triton.cdiv(T, 2048)
+
+        def grid(meta):
+            return (triton.cdiv(T, meta['BT']),)
+
+        layer_norm_fwd_kernel[grid](
+            x=x, y=y, w=weight, b=bias, res=residual, res_out=res_out, mean=mean, rstd=rstd,
+            eps=eps, T=T, G=G, D=D, BD=BD, NB=NB, IS_RMS_NORM=is_rms_norm,
+            HAS_RESIDUAL=residual is not None, STORE_RESIDUAL_OUT=res_out is not None,
+            HAS_WEIGHT=weight is not None, HAS_BIAS=bias is not None)
+    else:
+        layer_norm_fwd_kernel_row[(T,)](
+            x=x, y=y, w=weight, b=bias, res=residual, res_out=res_out, mean=mean, rstd=rstd,
+            eps=eps, G=G, D=D, BD=BD, IS_RMS_NORM=is_rms_norm,
+            HAS_RESIDUAL=residual is not None, STORE_RESIDUAL_OUT=res_out is not None,
+            HAS_WEIGHT=weight is not None, HAS_BIAS=bias is not None)
+    return y, res_out
+'''
+FLA_LN = "fla/modules/norm/layernorm.py"
+FLA_L2 = "fla/modules/norm/l2norm.py"
+_FLA_L2_GLUE = '''
+def l2norm_fwd(x, eps):
+    # fla.modules.norm.l2norm.l2norm_fwd
+    y = torch.empty_like(x)
+    T, D = x.shape[0], x.shape[-1]
+    MAX_FUSED_SIZE = 65536 // x.element_size()
+    BD = min(MAX_FUSED_SIZE, triton.next_power_of_2(D))
+    if D > BD:
+        raise RuntimeError("This layer doesn't support feature dim >= 64KB.")
+    rstd = torch.empty((T,), dtype=torch.float32, device=x.device)
+    if D <= 512:
+        NB = triton.cdiv(T, 2048 * 32)
+
+        def grid(meta):
+            return (triton.cdiv(T, meta["BT"]),)
+
+        l2norm_fwd_kernel[grid](x=x, y=y, rstd=rstd, eps=eps, T=T, D=D, BD=BD, NB=NB)
+    else:
+        l2norm_fwd_kernel_row[(T,)](x=x, y=y, rstd=rstd, eps=eps, D=D, BD=BD)
+    return y, rstd
+
+
+# The task clamps the norm at 1e-12 (F.normalize); fla adds eps under the square root:
+# 1 / sqrt(sum + 1e-24) is the same clamp for an all-zero row and no change otherwise.
+EPS = 1e-24
+'''
+_FLA_L2_PRELUDE = _FLA_PRELUDE + '''
+fla_cache_autotune = triton.autotune  # fla.ops.utils.cache: triton.autotune with a disk cache
+BT_LIST = [8, 16, 32, 64, 128]
+NUM_WARPS_AUTOTUNE = [1, 2, 4, 8, 16, 32]
+'''
+add(
+    Adapter("fla", "activation.sigmoid", FLA_ACT, ("sigmoid_fwd_kernel",),
+            prelude=_FLA_ACT_PRELUDE, glue=_FLA_ACT_GLUE + '''
+
+def run(x):
+    return _unary(sigmoid_fwd_kernel, x)
+'''),
+    Adapter("fla", "activation.sigmoid_backward", FLA_ACT, ("sigmoid_bwd_kernel",),
+            prelude=_FLA_ACT_PRELUDE, glue=_FLA_ACT_GLUE + '''
+
+def run(x, grad_out):
+    return _unary_bwd(sigmoid_bwd_kernel, x, grad_out)
+'''),
+    Adapter("fla", "activation.silu", FLA_ACT, ("swish_fwd_kernel",),
+            prelude=_FLA_ACT_PRELUDE, glue=_FLA_ACT_GLUE + '''
+
+def run(x):
+    return _unary(swish_fwd_kernel, x)
+'''),
+    Adapter("fla", "activation.silu_backward", FLA_ACT, ("swish_bwd_kernel",),
+            prelude=_FLA_ACT_PRELUDE, glue=_FLA_ACT_GLUE + '''
+
+def run(x, grad_out):
+    return _unary_bwd(swish_bwd_kernel, x, grad_out)
+'''),
+    Adapter("fla", "activation.logsigmoid", FLA_ACT, ("logsigmoid_fwd_kernel",),
+            helpers=(FLA_OP,), prelude=_FLA_ACT_PRELUDE,
+            notes="temperature = 1; exp/log are fla.ops.utils.op's default (non fast-math) "
+                  "helpers",
+            glue=_FLA_ACT_GLUE + '''
+
+def run(x):
+    x, stride_x_row = prepare_input(x)
+    T, D = x.numel(), x.shape[-1]
+    y = torch.empty(x.shape, dtype=x.dtype, device=x.device)
+    logsigmoid_fwd_kernel[lambda meta: (triton.cdiv(T, meta['B']),)](
+        x=x, y=y, stride_x_row=stride_x_row, stride_y_row=D, temperature=1.0, T=T, D=D)
+    return y
+'''),
+    Adapter("fla", "activation.silu_and_mul", FLA_ACT, ("swiglu_fwd_kernel",),
+            prelude=_FLA_ACT_PRELUDE,
+            notes="swiglu_fwd(x, y) on the two halves of the row (read in place through the "
+                  "row stride, as fla's prepare_input does)",
+            glue=_FLA_ACT_GLUE + '''
+
+def run(x):
+    n = x.shape[1] // 2
+    a, stride_a = prepare_input(x[:, :n])
+    b, stride_b = prepare_input(x[:, n:])
+    T, D = a.numel(), n
+    z = torch.empty((x.shape[0], n), dtype=x.dtype, device=x.device)
+    swiglu_fwd_kernel[lambda meta: (triton.cdiv(T, meta['B']),)](
+        x=a, y=b, z=z, stride_x_row=stride_a, stride_y_row=stride_b, stride_z_row=D, T=T, D=D)
+    return z
+'''),
+    Adapter("fla", "activation.silu_and_mul_backward", FLA_ACT, ("swiglu_fwdbwd_kernel",),
+            prelude=_FLA_ACT_PRELUDE,
+            notes="swiglu_fwdbwd without the recomputed output; dx and dy are written through "
+                  "their row stride into the two halves of one [M, 2N] tensor",
+            glue=_FLA_ACT_GLUE + '''
+
+def run(x, grad_out):
+    n = x.shape[1] // 2
+    a, stride_a = prepare_input(x[:, :n])
+    b, stride_b = prepare_input(x[:, n:])
+    g, stride_g = prepare_input(grad_out)
+    T, D = a.numel(), n
+    dx = torch.empty((x.shape[0], 2 * n), dtype=x.dtype, device=x.device)
+    swiglu_fwdbwd_kernel[lambda meta: (triton.cdiv(T, meta['B']),)](
+        x=a, y=b, g=g, dx=dx[:, :n], dy=dx[:, n:], z=None, stride_x_row=stride_a,
+        stride_y_row=stride_b, stride_g_row=stride_g, stride_dx_row=2 * n,
+        stride_dy_row=2 * n, stride_z_row=0, T=T, D=D)
+    return dx
+'''),
+    Adapter("fla", "normalization.layer_norm", FLA_LN,
+            ("layer_norm_fwd_kernel", "layer_norm_fwd_kernel_row"), prelude=_FLA_PRELUDE,
+            notes="layer_norm_fwd: the BT-rows kernel for D <= 512, the one-row kernel above",
+            glue=_FLA_LN_GLUE + '''
+
+def run(x, weight, bias):
+    return layer_norm_fwd(x.contiguous(), weight, bias, 1e-5)[0]
+'''),
+    Adapter("fla", "normalization.rms_norm", FLA_LN,
+            ("layer_norm_fwd_kernel", "layer_norm_fwd_kernel_row"), prelude=_FLA_PRELUDE,
+            notes="layer_norm_fwd with is_rms_norm=True (fla's rms_norm)",
+            glue=_FLA_LN_GLUE + '''
+
+def run(x, weight):
+    return layer_norm_fwd(x.contiguous(), weight, None, 1e-6, is_rms_norm=True)[0]
+'''),
+    Adapter("fla", "normalization.fused_add_rms_norm", FLA_LN,
+            ("layer_norm_fwd_kernel", "layer_norm_fwd_kernel_row"), prelude=_FLA_PRELUDE,
+            notes="rms_norm with residual and prenorm (residual_out); normalizes the float32 "
+                  "sum, not the sum rounded to the input dtype",
+            glue=_FLA_LN_GLUE + '''
+
+def run(x, residual, weight):
+    y, res = layer_norm_fwd(x, weight, None, 1e-6, residual=residual, is_rms_norm=True,
+                            store_res=True)
+    return y, res
+'''),
+    Adapter("fla", "normalization.layer_norm_no_affine", FLA_LN,
+            ("layer_norm_fwd_kernel", "layer_norm_fwd_kernel_row"), prelude=_FLA_PRELUDE,
+            notes="LayerNorm(elementwise_affine=False): weight and bias None",
+            glue=_FLA_LN_GLUE + '''
+
+def run(x):
+    B, S, D = x.shape
+    y = layer_norm_fwd(x.contiguous().view(B * S, D), None, None, 1e-5)[0]
+    return y.view(B, S, D)
+'''),
+    Adapter("fla", "normalization.l2_normalize", FLA_L2,
+            ("l2norm_fwd_kernel_row", "l2norm_fwd_kernel"), prelude=_FLA_L2_PRELUDE,
+            keep_decorators=("fla_cache_autotune",),
+            notes="l2norm_fwd (BT-rows kernel for D <= 512); eps 1e-24 under the square root "
+                  "for F.normalize's 1e-12 clamp on the norm",
+            glue=_FLA_L2_GLUE + '''
+
+def run(x):
+    return l2norm_fwd(x.contiguous(), EPS)[0]
+'''),
+    Adapter("fla", "normalization.l2_normalize_backward", FLA_L2,
+            ("l2norm_fwd_kernel_row", "l2norm_fwd_kernel", "l2norm_bwd_kernel_row",
+             "l2norm_bwd_kernel"), prelude=_FLA_L2_PRELUDE,
+            keep_decorators=("fla_cache_autotune",),
+            notes="forward first (y and rstd are what L2NormFunction saves), then l2norm_bwd",
+            glue=_FLA_L2_GLUE + '''
+
+def run(x, grad_out):
+    y, rstd = l2norm_fwd(x.contiguous(), EPS)
+    dy = grad_out.contiguous()
+    dx = torch.empty_like(y)
+    T, D = y.shape[0], y.shape[-1]
+    MAX_FUSED_SIZE = 65536 // y.element_size()
+    BD = min(MAX_FUSED_SIZE, triton.next_power_of_2(D))
+    if D <= 512:
+        NB = triton.cdiv(T, 2048 * 32)
+
+        def grid(meta):
+            return (triton.cdiv(T, meta["BT"]),)
+
+        l2norm_bwd_kernel[grid](y=y, rstd=rstd, dy=dy, dx=dx, eps=EPS, T=T, D=D, BD=BD, NB=NB)
+    else:
+        l2norm_bwd_kernel_row[(T,)](y=y, rstd=rstd, dy=dy, dx=dx, eps=EPS, D=D, BD=BD)
+    return dx
+'''),
+    Adapter("fla", "normalization.softmax", "fla/ops/utils/softmax.py", ("softmax_fwd_kernel",),
+            helpers=(("fla/ops/utils/op.py", ("exp!else",)),),
+            prelude=_FLA_PRELUDE + "NUM_WARPS_AUTOTUNE = [1, 2, 4, 8, 16, 32]\n",
+            notes="softmax_fwd(x, dtype=x.dtype); x - max is taken in the input dtype",
+            glue='''
+def run(x):
+    x = x.contiguous()
+    N, D = x.shape
+    B = triton.next_power_of_2(D)
+    p = torch.empty_like(x)
+    softmax_fwd_kernel[(N,)](x=x, p=p, D=D, B=B)
+    return p
+'''),
+    Adapter("fla", "normalization.softmax_backward", "fla/ops/utils/softmax.py",
+            ("softmax_bwd_kernel",),
+            prelude=_FLA_PRELUDE + "NUM_WARPS_AUTOTUNE = [1, 2, 4, 8, 16, 32]\n",
+            notes="softmax_bwd(p, dp, dtype=p.dtype); products in the input dtype",
+            glue='''
+def run(y, grad_out):
+    p = y.contiguous()
+    dp = grad_out.contiguous()
+    N, D = p.shape
+    B = triton.next_power_of_2(D)
+    ds = torch.empty_like(p)
+    softmax_bwd_kernel[(N,)](p=p, dp=dp, ds=ds, D=D, B=B)
+    return ds
+'''),
+    Adapter("fla", "reduce.logsumexp_rows", "fla/ops/utils/logsumexp.py",
+            ("logsumexp_fwd_kernel",), helpers=(FLA_OP,), prelude=_FLA_PRELUDE,
+            notes="logsumexp_fwd(x, dtype=x.dtype): one block per row up to 64K columns (the "
+                  "package combines several blocks with torch.logsumexp on the host; every "
+                  "CPU shape fits one block)",
+            glue='''
+def run(x):
+    x = x.contiguous()
+    N, D = x.shape
+    B = min(triton.next_power_of_2(D), 64 * 1024)
+    ND = triton.cdiv(D, B)
+    assert ND == 1, "rows longer than 64K need the package's host-side torch.logsumexp"
+    z = torch.empty((N, ND), dtype=torch.float, device=x.device)
+    logsumexp_fwd_kernel[(N, ND)](x=x, z=z, scale=None, D=D, B=B)
+    out = torch.empty((N,), dtype=x.dtype, device=x.device)
+    out.copy_(z.view(N))
+    return out
+'''),
 )

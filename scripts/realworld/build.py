@@ -20,6 +20,7 @@ import datetime
 import subprocess
 import sys
 import tarfile
+import textwrap
 import zipfile
 from collections import defaultdict
 from pathlib import Path
@@ -88,36 +89,51 @@ class Archive:
         return self._cache[rel]
 
 
-def _decorator_kept(dec: ast.expr, drop: tuple[str, ...]) -> bool:
+def _decorator_kept(dec: ast.expr, drop: tuple[str, ...], keep: tuple[str, ...] = ()) -> bool:
     text = ast.unparse(dec)
     if any(d in text for d in drop):
         return False
-    return text.startswith(("triton.", "tl.")) or text in ("triton.jit",)
+    return text.startswith(("triton.", "tl.") + keep)
 
 
-def extract(source: str, names: tuple[str, ...], drop: tuple[str, ...], where: str) -> str:
+def extract(source: str, names: tuple[str, ...], drop: tuple[str, ...], where: str,
+            keep: tuple[str, ...] = ()) -> str:
     """The module-level definitions `names` of `source`, verbatim and in file order: functions
     (decorators other than triton.* dropped, e.g. a package's custom caching wrappers) and
     assignments (constexpr globals, tables)."""
     tree = ast.parse(source)
     lines = source.splitlines()
-    wanted = set(names)
+    # "name!else" / "name!if": a definition inside a module-level `if` (e.g. a helper defined
+    # one way or another by an environment flag): the branch the package takes by default
+    branch = {n.split("!")[0]: n.split("!")[1] for n in names if "!" in n}
+    wanted = {n.split("!")[0] for n in names}
     pieces: list[tuple[int, str]] = []
     seen: set[str] = set()
+    body = list(tree.body)
     for node in tree.body:
+        if isinstance(node, ast.If):
+            for sub in node.body + node.orelse:
+                if isinstance(sub, (ast.FunctionDef, ast.Assign)):
+                    name = sub.name if isinstance(sub, ast.FunctionDef) else getattr(
+                        sub.targets[0], "id", None)
+                    side = "if" if sub in node.body else "else"
+                    if name in branch and branch[name] == side:
+                        body.append(sub)
+    for node in body:
         if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and node.name in wanted:
-            decorators = [d for d in node.decorator_list if _decorator_kept(d, drop)]
+            decorators = [d for d in node.decorator_list if _decorator_kept(d, drop, keep)]
             dropped = [ast.unparse(d) for d in node.decorator_list if d not in decorators]
             head = "".join(f"@{ast.get_source_segment(source, d)}\n" for d in decorators)
             note = "".join(f"# (decorator @{d} of the package dropped)\n" for d in dropped)
-            body = "\n".join(lines[node.lineno - 1:node.end_lineno])
-            pieces.append((node.lineno, note + head + body))
+            text = textwrap.dedent("\n".join(lines[node.lineno - 1:node.end_lineno]))
+            pieces.append((node.lineno, note + head + text))
             seen.add(node.name)
         elif isinstance(node, (ast.Assign, ast.AnnAssign)):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             hit = [t.id for t in targets if isinstance(t, ast.Name) and t.id in wanted]
             if hit:
-                pieces.append((node.lineno, "\n".join(lines[node.lineno - 1:node.end_lineno])))
+                pieces.append((node.lineno, textwrap.dedent(
+                    "\n".join(lines[node.lineno - 1:node.end_lineno]))))
                 seen.update(hit)
     missing = wanted - seen
     if missing:
@@ -138,7 +154,7 @@ def kernel_file(ad: Adapter, archive: Archive) -> str:
         if rel != ad.source:
             parts.append(f"# --- extracted from {pkg.dist} {pkg.version}: {rel}")
         parts.append(extract(archive.read(rel), tuple(names), ad.drop_decorators,
-                             f"{ad.package}:{rel}") + "\n")
+                             f"{ad.package}:{rel}", ad.keep_decorators) + "\n")
     parts.append("# --- glue (ours): the task's entry, launching the kernels as the package does")
     parts.append(ad.glue.strip() + "\n")
     return "\n\n".join(parts)
