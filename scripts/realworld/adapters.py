@@ -669,3 +669,376 @@ def run(x):
     return out
 '''),
 )
+
+
+# ---------------------------------------------------------------------------------------------
+# vllm 0.33.0
+# ---------------------------------------------------------------------------------------------
+VB = "vllm/model_executor/determinism/batch_invariant.py"
+VI8 = "vllm/model_executor/layers/quantization/utils/int8_utils.py"
+_VB_CONFIGS = '''
+# batch_invariant.py's launch configs with its module defaults (_fp16_block_size_n = 256,
+# _fp32_block_size_n = 128, _fp32_num_stages = 3: what _resolve_block_sizes keeps when the
+# device is not CUDA-like); _get_matmul_config returns them unless a tuned bf16 table exists
+def _configs(N, dtype, group=True):
+    configs = {
+        torch.bfloat16: {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 64,
+                         "GROUP_SIZE_M": 8, "num_stages": 3, "num_warps": 8},
+        torch.float16: {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 256, "BLOCK_SIZE_K": 64,
+                        "GROUP_SIZE_M": 8, "num_stages": 3, "num_warps": 8},
+        torch.float32: {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 32,
+                        "GROUP_SIZE_M": 8, "num_stages": 3, "num_warps": 8},
+    }
+    cfg = dict(configs[dtype])
+    if not group:
+        del cfg["GROUP_SIZE_M"]
+    return cfg
+'''
+add(
+    Adapter("vllm", "normalization.softmax", VB, ("_softmax_kernel",),
+            notes="batch-invariant softmax: one program per row, BLOCK_SIZE 1024, reads x "
+                  "through both strides (no copy)",
+            glue='''
+def run(x):
+    n_rows, n_cols = x.shape
+    output = torch.empty((n_rows, n_cols), dtype=x.dtype, device=x.device)
+    _softmax_kernel[(n_rows,)](x, output, x.stride(0), x.stride(1), output.stride(0), n_cols,
+                               BLOCK_SIZE=1024)
+    return output
+'''),
+    Adapter("vllm", "normalization.log_softmax", VB, ("_softmax_kernel",),
+            notes="batch-invariant log_softmax (the same kernel with LOG=True)",
+            glue='''
+def run(x):
+    n_rows, n_cols = x.shape
+    output = torch.empty((n_rows, n_cols), dtype=x.dtype, device=x.device)
+    _softmax_kernel[(n_rows,)](x, output, x.stride(0), x.stride(1), output.stride(0), n_cols,
+                               BLOCK_SIZE=1024, LOG=True)
+    return output
+'''),
+    Adapter("vllm", "normalization.rms_norm", VB, ("_rms_norm_kernel",),
+            notes="rms_norm_batch_invariant: BLOCK_SIZE 1024, loop over the row",
+            glue='''
+def run(x, weight):
+    input_2d = x.contiguous()
+    n_rows, n_cols = input_2d.shape
+    output = torch.empty_like(input_2d)
+    _rms_norm_kernel[(n_rows,)](input_2d, weight, output, input_2d.stride(0), output.stride(0),
+                                n_cols, 1e-6, BLOCK_SIZE=1024, HAS_WEIGHT=True)
+    return output
+'''),
+    Adapter("vllm", "reduce.mean_rows", VB, ("mean_kernel",),
+            notes="mean_dim(x, dim=1): the input seen as [M, N, 1], strides passed through",
+            glue='''
+def run(x):
+    M, N = x.shape
+    K = 1
+    input_3d = x.unsqueeze(2)
+    output = torch.empty((M,), dtype=x.dtype, device=x.device)
+    output_2d = output.reshape(M, K)
+    mean_kernel[(M * K,)](input_3d, output_2d, input_3d.stride(0), input_3d.stride(1),
+                          input_3d.stride(2), output_2d.stride(0), output_2d.stride(1), M, N, K,
+                          1024)
+    return output
+'''),
+    Adapter("vllm", "matmul.matmul", VB,
+            ("_matmul_launch_metadata", "_compute_pid", "matmul_kernel_persistent"),
+            imports="from typing import Any, Callable",
+            notes="matmul_persistent, 132 persistent programs (an H100's SM count: the "
+                  "package queries the device); fp32 goes through tl.dot's default (TF32 on "
+                  "a GPU, exact in the interpreter); keeps the package's profiler hook "
+                  "@triton.jit(launch_metadata=_matmul_launch_metadata)",
+            glue=_VB_CONFIGS + '''
+
+def run(a, b):
+    NUM_SMS = 132
+    M, K = a.shape
+    K, N = b.shape
+    c = torch.empty((M, N), device=a.device, dtype=a.dtype)
+
+    def grid(META):
+        return (min(NUM_SMS, triton.cdiv(M, META["BLOCK_SIZE_M"])
+                    * triton.cdiv(N, META["BLOCK_SIZE_N"])),)
+
+    matmul_kernel_persistent[grid](
+        a, b, c, None, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1),
+        c.stride(0), c.stride(1), 1, NUM_SMS=NUM_SMS, A_LARGE=a.numel() > 2**31,
+        B_LARGE=b.numel() > 2**31, C_LARGE=c.numel() > 2**31, HAS_BIAS=False,
+        **_configs(N, a.dtype))
+    return c
+'''),
+    Adapter("vllm", "matmul.bmm", VB, ("bmm_kernel",),
+            notes="bmm_batch_invariant: grid (B, tiles)",
+            glue=_VB_CONFIGS + '''
+
+def run(a, b):
+    B, M, K = a.shape
+    _, _, N = b.shape
+    c = torch.empty((B, M, N), device=a.device, dtype=a.dtype)
+    cfg = _configs(N, a.dtype, group=False)
+    grid = (B, triton.cdiv(M, cfg["BLOCK_SIZE_M"]) * triton.cdiv(N, cfg["BLOCK_SIZE_N"]))
+    bmm_kernel[grid](a, b, c, B, M, N, K, a.stride(0), a.stride(1), a.stride(2), b.stride(0),
+                     b.stride(1), b.stride(2), c.stride(0), c.stride(1), c.stride(2),
+                     A_LARGE=a.numel() > 2**31, B_LARGE=b.numel() > 2**31,
+                     C_LARGE=c.numel() > 2**31, **cfg)
+    return c
+'''),
+    Adapter("vllm", "quantization.per_token_int8", VI8, ("round_int8!else", "_per_token_quant_int8"),
+            notes="per_token_quant_int8 (CUDA branch of round_int8: libdevice.round, half away "
+                  "from zero; absmax floored at 1e-10)",
+            glue='''
+def run(x):
+    M, N = x.shape
+    x_q = torch.empty((M, N), device=x.device, dtype=torch.int8)
+    scales = torch.empty((M, 1), device=x.device, dtype=torch.float32)
+    BLOCK = triton.next_power_of_2(N)
+    num_warps = min(max(BLOCK // 256, 1), 8)
+    x = x.contiguous()
+    _per_token_quant_int8[(M,)](x, x_q, scales, stride_x=x.stride(-2),
+                                stride_xq=x_q.stride(-2), N=N, BLOCK=BLOCK,
+                                num_warps=num_warps, num_stages=1)
+    return x_q, scales
+'''),
+    Adapter("vllm", "quantization.per_group_int8", VI8, ("_per_token_group_quant_int8",),
+            unfit="the Triton fallback of per_token_group_quant_int8 clamps and casts "
+                  "(.to(int8) truncates toward zero) without rounding; the task rounds half "
+                  "to even (CUDA builds use a C++ op instead)"),
+)
+
+
+# ---------------------------------------------------------------------------------------------
+# sglang 0.5.23
+# ---------------------------------------------------------------------------------------------
+SB = "sglang/srt/batch_invariant_ops/batch_invariant_ops.py"
+_SB_CONFIGS = '''
+def _configs(dtype):
+    # batch_invariant_ops.py's per-dtype launch configs
+    return {
+        torch.bfloat16: {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 64,
+                         "GROUP_SIZE_M": 8, "num_stages": 3, "num_warps": 8},
+        torch.float16: {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 256, "BLOCK_SIZE_K": 64,
+                        "GROUP_SIZE_M": 8, "num_stages": 3, "num_warps": 8},
+        torch.float32: {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 32,
+                        "GROUP_SIZE_M": 8, "num_stages": 3, "num_warps": 8},
+    }[dtype]
+
+
+NUM_SMS = 132  # get_device_core_count() on an H100
+'''
+SQ = "sglang/kernels/ops/quantization/int8_kernel.py"
+SG = "sglang/kernels/ops/layernorm/minimax_m3_rmsnorm.py"
+_SG_WARPS = '''
+def _num_warps(block_n):
+    # minimax_m3_rmsnorm._num_warps
+    if block_n >= 4096:
+        return 16
+    if block_n >= 1024:
+        return 8
+    return 4
+'''
+add(
+    Adapter("sglang", "normalization.log_softmax", SB, ("_log_softmax_kernel",),
+            notes="batch-invariant log_softmax: BLOCK_SIZE 1024, input made contiguous as "
+                  "the package does",
+            glue='''
+def run(x):
+    input_2d = x.contiguous()
+    n_rows, n_cols = input_2d.shape
+    output = torch.empty_like(input_2d)
+    _log_softmax_kernel[(n_rows,)](input_2d, output, input_2d.stride(0), output.stride(0),
+                                   n_cols, BLOCK_SIZE=1024)
+    return output
+'''),
+    Adapter("sglang", "normalization.rms_norm", SB, ("_rms_norm_kernel",),
+            glue='''
+def run(x, weight):
+    input_2d = x.contiguous()
+    n_rows, n_cols = input_2d.shape
+    output = torch.empty_like(input_2d)
+    _rms_norm_kernel[(n_rows,)](input_2d, weight, output, input_2d.stride(0), output.stride(0),
+                                n_cols, 1e-6, BLOCK_SIZE=1024)
+    return output
+'''),
+    Adapter("sglang", "reduce.mean_rows", SB, ("mean_kernel",),
+            glue='''
+def run(x):
+    M, N = x.shape
+    K = 1
+    input_3d = x.reshape(M, N, K)
+    output = torch.empty((M,), dtype=x.dtype, device=x.device)
+    output_2d = output.reshape(M, K)
+    mean_kernel[(M * K,)](input_3d, output_2d, input_3d.stride(0), input_3d.stride(1),
+                          input_3d.stride(2), output_2d.stride(0), output_2d.stride(1), M, N, K,
+                          1024)
+    return output
+'''),
+    Adapter("sglang", "matmul.matmul", SB,
+            ("_matmul_launch_metadata", "_compute_pid", "matmul_kernel_persistent"),
+            imports="from typing import Any, Callable, Dict",
+            notes="_matmul_persistent_triton with 132 persistent programs; keeps the "
+                  "package's @triton.jit(launch_metadata=_matmul_launch_metadata)",
+            glue=_SB_CONFIGS + '''
+
+def run(a, b):
+    M, K = a.shape
+    K, N = b.shape
+    c = torch.empty((M, N), device=a.device, dtype=a.dtype)
+
+    def grid(META):
+        return (min(NUM_SMS, triton.cdiv(M, META["BLOCK_SIZE_M"])
+                    * triton.cdiv(N, META["BLOCK_SIZE_N"])),)
+
+    matmul_kernel_persistent[grid](
+        a, b, c, None, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1),
+        c.stride(0), c.stride(1), NUM_SMS=NUM_SMS, A_LARGE=a.numel() > 2**31,
+        B_LARGE=b.numel() > 2**31, C_LARGE=c.numel() > 2**31, HAS_BIAS=False,
+        **_configs(a.dtype))
+    return c
+'''),
+    Adapter("sglang", "matmul.bmm", SB, ("_compute_pid", "bmm_kernel_persistent"),
+            notes="bmm_batch_invariant: persistent, min(132, tiles) programs",
+            glue=_SB_CONFIGS + '''
+
+def run(a, b):
+    B, M, K = a.shape
+    N = b.shape[2]
+    c = torch.empty((B, M, N), device=a.device, dtype=a.dtype)
+    config = _configs(a.dtype)
+    num_tiles_per_batch = (triton.cdiv(M, config["BLOCK_SIZE_M"])
+                           * triton.cdiv(N, config["BLOCK_SIZE_N"]))
+    grid = (min(NUM_SMS, B * num_tiles_per_batch),)
+    bmm_kernel_persistent[grid](
+        a, b, c, B, M, N, K, a.stride(0), a.stride(1), a.stride(2), b.stride(0), b.stride(1),
+        b.stride(2), c.stride(0), c.stride(1), c.stride(2), NUM_SMS=NUM_SMS,
+        A_LARGE=a.numel() > 2**31, B_LARGE=b.numel() > 2**31, C_LARGE=c.numel() > 2**31,
+        **config)
+    return c
+'''),
+    Adapter("sglang", "quantization.per_token_int8", SQ, ("_per_token_quant_int8",),
+            imports="from triton.language.extra import libdevice",
+            notes="per_token_quant_int8 on CUDA (IS_HIP=False: tl.extra.cuda.libdevice.round)",
+            glue='''
+def run(x):
+    x = x.contiguous()
+    M, N = x.shape
+    x_q = torch.empty_like(x, device=x.device, dtype=torch.int8)
+    scales = torch.empty((M, 1), device=x.device, dtype=torch.float32)
+    BLOCK = triton.next_power_of_2(N)
+    num_warps = min(max(BLOCK // 256, 1), 8)
+    _per_token_quant_int8[(M,)](x, x_q, scales, None, stride_x=x.stride(-2),
+                                stride_xq=x_q.stride(-2), N=N, CAL_SUM=False, BLOCK=BLOCK,
+                                IS_HIP=False, num_warps=num_warps, num_stages=1)
+    return x_q, scales
+'''),
+    Adapter("sglang", "quantization.per_group_int8", SQ, ("_per_token_group_quant_int8",),
+            unfit="per_token_group_quant_int8 clamps and casts (.to(int8) truncates toward "
+                  "zero) without rounding, although the task's description cites it as the "
+                  "reference for its round-half-to-even contract"),
+    Adapter("sglang", "activation.gelu_and_mul",
+            "sglang/kernels/ops/activation/gelu_and_mul_triton.py", ("gelu_and_mul_kernel",),
+            notes="gelu_and_mul_triton without quantization (erf GELU rounded to the input "
+                  "dtype before the product)",
+            glue='''
+def run(x):
+    hidden_states = x.contiguous()
+    bs, in_hidden_dim = hidden_states.shape
+    hidden_dim = in_hidden_dim // 2
+    out = torch.empty((bs, hidden_dim), dtype=x.dtype, device=x.device)
+    num_warps = max(min(triton.next_power_of_2(triton.cdiv(hidden_dim, 8 * 32)), 32), 4)
+    gelu_and_mul_kernel[(bs,)](out, None, hidden_states, quant_max=None, static_scale=False,
+                               hidden_dim=hidden_dim,
+                               BLOCK_SIZE=triton.next_power_of_2(hidden_dim),
+                               num_warps=num_warps)
+    return out
+'''),
+    Adapter("sglang", "normalization.gemma_rms_norm", SG, ("_gemma_rmsnorm_kernel",),
+            notes="MiniMax-M3 Gemma RMSNorm (ROCm path), reads x through both strides",
+            glue=_SG_WARPS + '''
+
+def run(x, weight):
+    m, n = x.shape
+    out = torch.empty((m, n), dtype=x.dtype, device=x.device)
+    block_n = triton.next_power_of_2(n)
+    _gemma_rmsnorm_kernel[(m,)](x, weight, out, n, x.stride(0), x.stride(1), 1e-6,
+                                BLOCK_N=block_n, num_warps=_num_warps(block_n))
+    return out
+'''),
+)
+
+
+# ---------------------------------------------------------------------------------------------
+# The same package kernels adapted to a second task (a second (kernel, task) pair each)
+# ---------------------------------------------------------------------------------------------
+add(
+    Adapter("unsloth", "activation.silu_and_mul", US + "swiglu.py", ("_fg_kernel",),
+            notes="swiglu_fg_kernel again, on the (possibly strided) fused input",
+            glue=_US_ELEMENTWISE + '''
+
+def run(x):
+    e, g = _halves(x)
+    return _elementwise(_fg_kernel, e, g)
+'''),
+    Adapter("unsloth", "activation.gelu_and_mul", US + "geglu.py", ("_exact_forward_kernel",),
+            glue=_US_ELEMENTWISE + '''
+
+def run(x):
+    e, g = _halves(x)
+    return _elementwise(_exact_forward_kernel, e, g)
+'''),
+    Adapter("unsloth", "fusion.add_rms_norm", US + "fused_add_rms_layernorm.py",
+            ("_add_rms_layernorm_inference",), prelude=_US_SETTINGS,
+            glue='''
+def run(x, residual, weight):
+    X = torch.empty(x.shape, dtype=x.dtype, device=x.device)
+    X.copy_(x)
+    R = torch.empty(residual.shape, dtype=residual.dtype, device=residual.device)
+    R.copy_(residual)
+    n_cols = X.shape[-1]
+    BLOCK_SIZE, num_warps = calculate_settings(n_cols)
+    _add_rms_layernorm_inference[(X.numel() // n_cols,)](
+        X, R, weight, X.stride(0), R.stride(0), n_cols=n_cols, eps=1e-6, HAS_RESIDUAL=True,
+        BLOCK_SIZE=BLOCK_SIZE, num_warps=num_warps, enable_fp_fusion=False)
+    return X, R
+'''),
+    Adapter("fla", "fusion.swiglu", FLA_ACT, ("swiglu_fwd_kernel",), prelude=_FLA_ACT_PRELUDE,
+            glue=_FLA_ACT_GLUE + '''
+
+def run(x):
+    n = x.shape[1] // 2
+    a, stride_a = prepare_input(x[:, :n])
+    b, stride_b = prepare_input(x[:, n:])
+    T, D = a.numel(), n
+    z = torch.empty((x.shape[0], n), dtype=x.dtype, device=x.device)
+    swiglu_fwd_kernel[lambda meta: (triton.cdiv(T, meta['B']),)](
+        x=a, y=b, z=z, stride_x_row=stride_a, stride_y_row=stride_b, stride_z_row=D, T=T, D=D)
+    return z
+'''),
+    Adapter("fla", "fusion.swiglu_backward", FLA_ACT, ("swiglu_fwdbwd_kernel",),
+            prelude=_FLA_ACT_PRELUDE, glue=_FLA_ACT_GLUE + '''
+
+def run(x, grad_out):
+    n = x.shape[1] // 2
+    a, stride_a = prepare_input(x[:, :n])
+    b, stride_b = prepare_input(x[:, n:])
+    g, stride_g = prepare_input(grad_out)
+    T, D = a.numel(), n
+    dx = torch.empty((x.shape[0], 2 * n), dtype=x.dtype, device=x.device)
+    swiglu_fwdbwd_kernel[lambda meta: (triton.cdiv(T, meta['B']),)](
+        x=a, y=b, g=g, dx=dx[:, :n], dy=dx[:, n:], z=None, stride_x_row=stride_a,
+        stride_y_row=stride_b, stride_g_row=stride_g, stride_dx_row=2 * n,
+        stride_dy_row=2 * n, stride_z_row=0, T=T, D=D)
+    return dx
+'''),
+    Adapter("fla", "fusion.add_rms_norm", FLA_LN,
+            ("layer_norm_fwd_kernel", "layer_norm_fwd_kernel_row"), prelude=_FLA_PRELUDE,
+            glue=_FLA_LN_GLUE + '''
+
+def run(x, residual, weight):
+    y, res = layer_norm_fwd(x, weight, None, 1e-6, residual=residual, is_rms_norm=True,
+                            store_res=True)
+    return y, res
+'''),
+    Adapter("sglang", "fusion.add_rms_norm", SG, ("_gemma_fused_add_rmsnorm_kernel",),
+            unfit="Gemma's (1 + weight) scale: no task has a fused residual add with a "
+                  "Gemma RMSNorm"),
+)

@@ -110,15 +110,22 @@ def extract(source: str, names: tuple[str, ...], drop: tuple[str, ...], where: s
     pieces: list[tuple[int, str]] = []
     seen: set[str] = set()
     body = list(tree.body)
-    for node in tree.body:
-        if isinstance(node, ast.If):
-            for sub in node.body + node.orelse:
+
+    def branches(node: ast.If) -> None:  # "if": the first branch, "else": the last (elif chain)
+        last = node.orelse
+        while len(last) == 1 and isinstance(last[0], ast.If):
+            last = last[0].orelse
+        for side, stmts in (("if", node.body), ("else", last)):
+            for sub in stmts:
                 if isinstance(sub, (ast.FunctionDef, ast.Assign)):
                     name = sub.name if isinstance(sub, ast.FunctionDef) else getattr(
                         sub.targets[0], "id", None)
-                    side = "if" if sub in node.body else "else"
                     if name in branch and branch[name] == side:
                         body.append(sub)
+
+    for node in tree.body:
+        if isinstance(node, ast.If):
+            branches(node)
     for node in body:
         if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and node.name in wanted:
             decorators = [d for d in node.decorator_list if _decorator_kept(d, drop, keep)]
