@@ -1042,3 +1042,62 @@ def run(x, residual, weight):
             unfit="Gemma's (1 + weight) scale: no task has a fused residual add with a "
                   "Gemma RMSNorm"),
 )
+add(
+    Adapter("fla", "fusion.residual_add_layer_norm", FLA_LN,
+            ("layer_norm_fwd_kernel", "layer_norm_fwd_kernel_row"), prelude=_FLA_PRELUDE,
+            notes="layer_norm with residual and prenorm; normalizes the float32 sum",
+            glue=_FLA_LN_GLUE + '''
+
+def run(x, residual, weight, bias):
+    y, res = layer_norm_fwd(x, weight, bias, 1e-5, residual=residual, store_res=True)
+    return y, res
+'''),
+    Adapter("sglang", "fusion.geglu", "sglang/kernels/ops/activation/gelu_and_mul_triton.py",
+            ("gelu_and_mul_kernel",),
+            glue='''
+def run(x):
+    bs, in_hidden_dim = x.shape
+    hidden_dim = in_hidden_dim // 2
+    out = torch.empty((bs, hidden_dim), dtype=x.dtype, device=x.device)
+    num_warps = max(min(triton.next_power_of_2(triton.cdiv(hidden_dim, 8 * 32)), 32), 4)
+    gelu_and_mul_kernel[(bs,)](out, None, x, quant_max=None, static_scale=False,
+                               hidden_dim=hidden_dim,
+                               BLOCK_SIZE=triton.next_power_of_2(hidden_dim),
+                               num_warps=num_warps)
+    return out
+'''),
+    Adapter("sglang", "normalization.rms_norm", "sglang/kernels/ops/layernorm/fused_rmsnorm.py",
+            ("fused_rmsnorm_kernel",), variant="2",
+            notes="fused_rmsnorm (out of place): one row per program, BLOCK_SIZE = "
+                  "next_power_of_2(hidden), warps from the hidden size",
+            glue='''
+def run(x, weight):
+    x = x.contiguous()
+    output = torch.empty_like(x)
+    bs, hidden_dim = x.shape
+    config = {
+        "BLOCK_SIZE": triton.next_power_of_2(hidden_dim),
+        "num_warps": max(min(triton.next_power_of_2(triton.cdiv(hidden_dim, 256)), 32), 4),
+    }
+    fused_rmsnorm_kernel[(bs,)](output, x, weight, eps=1e-6, hidden_dim=hidden_dim, **config)
+    return output
+'''),
+    Adapter("sglang", "normalization.rms_norm", "sglang/kernels/ops/layernorm/rmsnorm_fp32.py",
+            ("_rmsnorm_fp32_kernel",), variant="3",
+            notes="rmsnorm_fp32: out-of-place, fp32 statistics, 4 warps",
+            glue='''
+def run(x, weight):
+    x = x.contiguous()
+    output = torch.empty_like(x)
+    dim = x.shape[-1]
+    rows = x.numel() // dim
+    _rmsnorm_fp32_kernel[(rows,)](x, weight, output, dim, 1e-6, triton.next_power_of_2(dim),
+                                  num_warps=4, enable_fp_fusion=False)
+    return output
+'''),
+    Adapter("vllm", "normalization.rms_norm", "vllm/models/flint/ops/norm.py",
+            ("_rsqrt", "_rms_norm_kernel"), variant="2",
+            unfit="Flint's norm is bfloat16-only (stores .to(tl.bfloat16)), needs a power-of-"
+                  "two hidden size (tl.arange(0, H)) and uses PTX inline asm (rsqrt.approx), "
+                  "which the CPU interpreter cannot run"),
+)
