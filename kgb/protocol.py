@@ -340,6 +340,7 @@ class ExecRecord:
     channel: bool = False  # the supervisor's clock and notary were there
     marks: tuple[Mark, ...] = ()
     commits: tuple[Commit, ...] = ()
+    compile_s: float | None = None  # compile/autotune time the supervisor credited (its clock)
 
 
 # ------------------------------------------------------------------ host: plan, verdict, facts

@@ -162,6 +162,29 @@ REPAIRS_PROGRAM = textwrap.dedent('''
     got = torch.zeros(4)
     loops[(1,)](got, 4, 10, BLOCK=4)
     print("loops", got.tolist() == [30.0] * 4, got.tolist())
+
+    # Spellings real packages use (docs/realworld.md, FP2 and FP3): an alias of a libdevice
+    # function (unsloth), the tl.extra.cuda.libdevice path (vLLM, SGLang), an alias of a tl
+    # builtin. Compiled Triton accepts all three.
+    from kgb.worker.interpreter_fixes import bind_builtin_aliases
+    from kgb.worker.jit_globals import non_constexpr_globals
+    my_tanh = libdevice.tanh
+    my_cast = tl.cast
+
+    @triton.jit
+    def aliases(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+        offs = tl.arange(0, BLOCK)
+        x = tl.load(x_ptr + offs, mask=offs < n)
+        y = my_tanh(x) + tl.extra.cuda.libdevice.round(x * 3.0) + my_cast(x > 0, tl.float32)
+        tl.store(y_ptr + offs, y, mask=offs < n)
+
+    bind_builtin_aliases(sys.modules[__name__])
+    refused = non_constexpr_globals(sys.modules[__name__])
+    xs = torch.linspace(-2, 2, 8)
+    ys = torch.empty(8)
+    aliases[(1,)](xs, ys, 8, BLOCK=8)
+    want = torch.tanh(xs) + torch.sign(xs * 3) * torch.floor((xs * 3).abs() + 0.5) + (xs > 0)
+    print("aliases", torch.allclose(ys, want, atol=1e-6) and not refused, refused, ys.tolist())
     print("applied", " ".join(applied))
 ''')
 
@@ -183,6 +206,7 @@ def test_interpreter_repairs_give_compiled_semantics_or_a_named_limitation(tmp_p
     assert lines["driver"] == "InterpreterLimitation"
     assert lines["bf16"].startswith("True"), lines["bf16"]
     assert lines["loops"].startswith("True"), lines["loops"]
+    assert lines["aliases"].startswith("True"), lines["aliases"]
     assert {"libdevice-via-torch", "bool-ops-elementwise", "bf16-arithmetic-fp32",
             "loop-vars-tensors"} <= set(
         lines["applied"].split())

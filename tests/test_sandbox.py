@@ -507,3 +507,97 @@ def test_sigterm_with_two_jobs_at_once_cancels_both_slots(tmp_path):
         ("math.addcmul", "incorrect"), ("activation.gelu_tanh", "crashed")]
     assert _left_behind("process", out) == []
     assert not (out / "jobs" / "reduce.sum_rows" / "verdict.json").exists()
+
+
+CHANNEL_PROGRAM = """
+import json, sys, time
+from kgb.bench.channel import Channel
+channel = Channel()
+channel.mark("start c0")
+time.sleep(0.2)
+prints = [f"fp{i}" for i in range(100)]
+keep = channel.commit("c0", prints)
+channel.mark("end c0")
+print(json.dumps({"live": channel.live, "keep": keep}))
+"""
+
+
+@pytest.mark.parametrize("backend", [pytest.param("docker", marks=pytest.mark.docker),
+                                     pytest.param("bwrap", marks=pytest.mark.bwrap),
+                                     "process"])
+def test_the_supervisor_channel_times_marks_and_picks_what_to_keep(backend, tmp_path):
+    """Marks are timed on the supervisor's clock and the outputs to keep are chosen by it
+    after the fingerprints arrived, from a secret the worker never sees: two runs with the
+    same fingerprints keep different outputs."""
+    import json
+    import sys
+
+    sandbox = backend_or_skip(backend)
+    tmp_path.chmod(0o755)
+    runs = []
+    try:
+        for attempt in range(2):
+            out = tmp_path / f"out{attempt}"
+            out.mkdir()
+            result = sandbox.run(SandboxRequest(
+                argv=(sys.executable, "-c", CHANNEL_PROGRAM), out_dir=out, ro_paths=(ROOT,),
+                env=(("PYTHONPATH", str(ROOT)),), tmp_dir=tmp_path / f"tmp{attempt}",
+                cwd=Path("/"), channel=True), Limits(wall_time_s=60))
+            assert result.returncode == 0, result.stderr[-2000:]
+            runs.append((json.loads(result.stdout.strip().splitlines()[-1]), result.channel))
+    finally:
+        sandbox.close()
+    keeps = []
+    for seen, channel in runs:
+        assert seen["live"] and channel is not None
+        (start, t0), (end, t1) = channel["marks"]
+        assert (start, end) == ("start c0", "end c0") and t1 - t0 >= 0.2
+        (commit,) = channel["commits"]
+        assert commit["case"] == "c0" and len(commit["fingerprints"]) == 100
+        assert commit["keep"] == seen["keep"] and len(seen["keep"]) == 4
+        keeps.append(seen["keep"])
+    assert keeps[0] != keeps[1]
+
+
+BUDGET_PROGRAM = """
+import sys, time
+from kgb.bench.channel import Channel
+channel = Channel()
+compile_s, run_s, close = float(sys.argv[1]), float(sys.argv[2]), sys.argv[3] == "close"
+channel.compiling("+")
+time.sleep(compile_s)
+if close:
+    channel.compiling("-")
+time.sleep(run_s)
+print("finished")
+"""
+
+
+@pytest.mark.parametrize("backend", [pytest.param("bwrap", marks=pytest.mark.bwrap), "process"])
+def test_compile_time_extends_the_run_limit_only_as_far_as_the_compile_budget(backend, tmp_path):
+    """A job stops at its run-time limit plus the time it spent compiling (timed by the
+    supervisor), never later than run limit + compile budget: a kernel that hangs outside any
+    compile does not get the compile budget, an honest long autotune does, and a worker that
+    claims to compile forever gets the budget and no more."""
+    import sys
+
+    sandbox = backend_or_skip(backend)
+    tmp_path.chmod(0o755)
+    limits = Limits(wall_time_s=2.0, compile_time_s=3.0)
+    outcomes = {}
+    try:
+        for name, args in {"hang": ("0", "5", "close"), "autotune": ("2.5", "1", "close"),
+                           "claims_forever": ("30", "0", "open")}.items():
+            out = tmp_path / name
+            out.mkdir()
+            outcomes[name] = sandbox.run(SandboxRequest(
+                argv=(sys.executable, "-c", BUDGET_PROGRAM, *args), out_dir=out,
+                ro_paths=(ROOT,), env=(("PYTHONPATH", str(ROOT)),), tmp_dir=tmp_path / f"t{name}",
+                cwd=Path("/"), channel=True), limits)
+    finally:
+        sandbox.close()
+    hang, autotune, forever = outcomes["hang"], outcomes["autotune"], outcomes["claims_forever"]
+    assert hang.timed_out and 2.0 <= hang.wall_s < 4.5, hang
+    assert not autotune.timed_out and "finished" in autotune.stdout, autotune
+    assert forever.timed_out and 5.0 <= forever.wall_s < 8.0, forever
+    assert autotune.channel is not None and autotune.channel["compile_s"] >= 2.5

@@ -183,7 +183,6 @@ def test_a_pax_header_bomb_is_refused_before_tarfile_reads_it(tmp_path):
     """A small .tar.gz whose PAX header claims 200 MiB: tarfile would read it all into memory
     (~1 GiB RSS and a 200 MB error line before the fix); kgb refuses it from the header."""
     import gzip
-    import resource
     import subprocess
     import sys
 
@@ -201,12 +200,19 @@ def test_a_pax_header_bomb_is_refused_before_tarfile_reads_it(tmp_path):
         f.write(bytes(512 - size % 512) if size % 512 else b"")
         f.write(bytes(1024))
     assert bomb.stat().st_size < 1 << 20
-    proc = subprocess.run([sys.executable, "-m", "kgb.cli", "verify", str(bomb), "--out",
-                           str(tmp_path / "out")], capture_output=True, text=True, timeout=300,
-                          cwd=ROOT)
+    # A fresh parent process measures its one child: RUSAGE_CHILDREN of this test process
+    # would also count every earlier child of the test session (a judge, a verify run).
+    measure = ("import resource, subprocess, sys\n"
+               "p = subprocess.run(sys.argv[1:], capture_output=True, text=True)\n"
+               "sys.stderr.write(p.stderr)\n"
+               "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n"
+               "sys.exit(p.returncode)\n")
+    proc = subprocess.run([sys.executable, "-c", measure, sys.executable, "-m", "kgb.cli",
+                           "verify", str(bomb), "--out", str(tmp_path / "out")],
+                          capture_output=True, text=True, timeout=300, cwd=ROOT)
     assert proc.returncode == 2
     assert "extended tar header claims" in proc.stderr and len(proc.stderr) < 400
-    peak_mib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    peak_mib = int(proc.stdout.strip()) / 1024
     assert peak_mib < 700, peak_mib  # torch's import alone is ~400 MiB; the bomb adds nothing
 
 

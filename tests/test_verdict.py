@@ -24,8 +24,8 @@ def spec(cid: str, skip: str | None = None, dtype: str = "float32",
 
 def plan(*cases: P.CaseSpec, findings=(), kernel="kernels/k.py", features=()) -> P.PlanRecord:
     cases = cases or (spec("a"), spec("b"))
-    return P.PlanRecord("t.x", "Math", kernel, "cpu", 10.0, cases, tuple(findings),
-                        tuple(features))
+    return P.PlanRecord("t.x", "Math", kernel, "cpu", 10.0, cases, findings=tuple(findings),
+                        interpreter_features=tuple(features))
 
 
 def call(status=S.RETURNED, kind=K.PRIMARY, index=0, **kw) -> P.CallRecord:
@@ -80,6 +80,21 @@ def test_forged_skip_is_not_honoured():
 def test_timeout_beats_everything_after_static():
     v = go(execution=P.ExecRecord("process", None, True, 10.0, False), result=result(case("a")))
     assert v.verdict == "timeout"
+
+
+def test_a_timeout_names_the_budget_the_supervisor_saw_run_out():
+    """The compile time in the message is the supervisor's (exec.json), not the worker's
+    claim: a worker whose progress file says it spent the whole budget compiling while the
+    supervisor timed none of it ran out of run time."""
+    the_plan = P.PlanRecord("t.x", "Math", "kernels/k.py", "cpu", 10.0, (spec("a"),),
+                            compile_budget_s=60.0)
+    claim = P.Progress("case a", 0, 60.0, 70.0)
+    hung = P.ExecRecord("process", None, True, 10.0, False, compile_s=0.0)
+    v = decide(the_plan, hung, None, None, None, claim)
+    assert v.verdict == "timeout" and "run-time budget" in v.message, v.message
+    tuned = P.ExecRecord("process", None, True, 70.0, False, compile_s=60.0)
+    v = decide(the_plan, tuned, None, None, None, claim)
+    assert "compile/autotune budget" in v.message and "took 60 s" in v.message, v.message
 
 
 def test_no_result_file_is_crashed_with_signal():

@@ -31,6 +31,11 @@ class Channel:
         if self._out is not None:
             os.write(self._out, f"M {label}\n".encode())
 
+    def compiling(self, edge: str) -> None:
+        """Open ("+") or close ("-") a compile/autotune interval, timed by the supervisor."""
+        if self._out is not None:
+            os.write(self._out, f"B {edge}\n".encode())
+
     def commit(self, case: str, fingerprints: list[str], keep: int = 4) -> list[int]:
         """Indices of the outputs to keep, chosen by the supervisor after it has the
         fingerprints (the first `keep` without a channel)."""

@@ -133,7 +133,6 @@ def worker_env(device: str, tmp_dir: Path, limits: Limits) -> dict[str, str]:
         "PYTHONDONTWRITEBYTECODE": "1", "PYTHONUNBUFFERED": "1",
         "OMP_NUM_THREADS": str(max(1, int(limits.cpus))),
         "MPLCONFIGDIR": str(tmp_dir),
-        "KGB_CHANNEL": "3,4",  # the supervisor's clock and notary (kgb.bench.channel)
     }
     if device == "cpu":
         env["TRITON_INTERPRET"] = "1"
@@ -167,10 +166,9 @@ def _run_candidate(job: Job, job_dir: Path, out: Path, ctx: JobContext) -> ExecR
             env=tuple(sorted(worker_env(job.device, tmp_dir, ctx.limits).items())),
             tmp_dir=tmp_dir, device=job.device, label=f"{ctx.run_id}/{job.task.id}",
             cwd=out, cancel=ctx.cancel, keep_names=P.OUTPUT_NAMES, channel=True)
-        # One wall clock for the sandbox: the run-time budget plus the compile/autotune budget
-        # (the progress file says which one a stopped job was spending).
-        total = replace(ctx.limits, wall_time_s=ctx.limits.wall_time_s + ctx.limits.compile_time_s)
-        execution = ctx.sandbox.run(request, total)
+        # The supervisor stops the job at its run-time limit, moved out by the time it spent
+        # compiling and autotuning (timed on the supervisor's clock), up to the compile budget.
+        execution = ctx.sandbox.run(request, ctx.limits)
     finally:
         shutil.rmtree(tmp_dir, ignore_errors=True)
     removed = drop_leftovers(out)
@@ -184,7 +182,8 @@ def _run_candidate(job: Job, job_dir: Path, out: Path, ctx: JobContext) -> ExecR
     record = P.ExecRecord(ctx.sandbox.name, execution.returncode, execution.timed_out,
                           execution.wall_s, execution.truncated, execution.notes,
                           P.cut(tail[0], 300) if tail else "", channel is not None,
-                          channel.marks if channel else (), channel.commits if channel else ())
+                          channel.marks if channel else (), channel.commits if channel else (),
+                          channel.compile_s if channel else None)
     write_json_atomic(job_dir / P.EXEC_FILE, P.to_json(record), indent=1)
     return execution
 
@@ -194,6 +193,7 @@ class _Channel:
     marks: tuple[P.Mark, ...] = ()
     commits: tuple[P.Commit, ...] = ()
     flooded: bool = False
+    compile_s: float | None = None
 
 
 def _channel(raw: dict | None) -> _Channel | None:
@@ -202,8 +202,10 @@ def _channel(raw: dict | None) -> _Channel | None:
         return None
     try:
         marks = tuple(P.Mark(str(m[0]), float(m[1])) for m in raw.get("marks", ()))
+        compile_s = raw.get("compile_s")
         return _Channel(marks, P.parse(tuple[P.Commit, ...], raw.get("commits", [])),
-                        bool(raw.get("flooded")))
+                        bool(raw.get("flooded")),
+                        float(compile_s) if compile_s is not None else None)
     except (P.ProtocolError, TypeError, ValueError, IndexError):
         return None
 

@@ -25,14 +25,21 @@ from kgb.runner.interpreter import InterpreterLimits
 Result = P.WorkerResult | P.ProtocolError | None
 
 
-def timeout_message(plan: P.PlanRecord, progress: P.Progress | None) -> str:
+def timeout_message(plan: P.PlanRecord, progress: P.Progress | None,
+                    execution: P.ExecRecord | None = None) -> str:
+    """Which budget ran out. The compile time is the supervisor's (its own clock) where it
+    timed one; the worker's progress file only says how far it got."""
     budgets = f"{plan.timeout_s:g} s to run plus {plan.compile_budget_s:g} s to compile/autotune"
-    if progress is None:
+    compile_s = execution.compile_s if execution is not None else None
+    if compile_s is None and progress is not None:
+        compile_s = progress.compile_s
+    if compile_s is None:
         return f"the job ran past its time limits ({budgets}) before reporting progress"
-    spent = "compile/autotune" if progress.compile_s >= plan.compile_budget_s else "run-time"
+    spent = "compile/autotune" if compile_s >= plan.compile_budget_s - 0.5 else "run-time"
+    done = (f", {progress.cases_done} case(s) done, stage {P.cut(progress.stage, 20)}"
+            if progress is not None else "")
     return (f"the job ran past its {spent} budget ({budgets}; compiling and autotuning took "
-            f"{progress.compile_s:.0f} s, {progress.cases_done} case(s) done, stage "
-            f"{P.cut(progress.stage, 20)})")
+            f"{compile_s:.0f} s{done})")
 
 
 def decide(plan: P.PlanRecord, execution: P.ExecRecord | None, result: Result,
@@ -44,7 +51,7 @@ def decide(plan: P.PlanRecord, execution: P.ExecRecord | None, result: Result,
         first = plan.findings[0]
         return P.VerdictRecord(V.REJECTED, first.rule, 1, first.message, first.location())
     if execution is not None and execution.timed_out:
-        return P.VerdictRecord(V.TIMEOUT, message=timeout_message(plan, progress))
+        return P.VerdictRecord(V.TIMEOUT, message=timeout_message(plan, progress, execution))
     if isinstance(result, P.ProtocolError):
         return _rejected(RR.RESULT_FILE_INVALID, f"result.json: {P.cut(str(result), 300)}")
     if result is None:

@@ -24,7 +24,11 @@ only, because it must also run from a bare imported image), and:
    outputs to keep, drawn from a secret the worker cannot read (this process is non-dumpable
    and the secret never leaves its memory), after the fingerprints were committed. Both go
    into the report: timing windows and re-check choices the worker can neither forge nor
-   predict.
+   predict. `B +` / `B -` open and close a compile/autotune interval: the run-time deadline
+   (`timeout_s`) moves out by the time spent inside them, on this clock, up to
+   `compile_budget_s` — autotuning is honest work with its own budget, while a kernel that
+   hangs outside any compile is stopped at the run-time limit. A worker that lies here gains
+   at most the compile budget it was given anyway.
 
 Host-side helpers (`command`, `split_report`) live here too so both sides share one format.
 """
@@ -179,7 +183,10 @@ def _child(cfg: dict, libc: _Libc, out_w: int, err_w: int,
         if cfg.get("cwd"):
             os.chdir(cfg["cwd"])
         argv = cfg["argv"]
-        os.execve(argv[0], argv, dict(cfg["env"]))
+        env = dict(cfg["env"])
+        if channel is not None:  # the fds are the supervisor's to name (kgb.bench.channel)
+            env["KGB_CHANNEL"] = ",".join(map(str, CHANNEL_FDS))
+        os.execve(argv[0], argv, env)
     except BaseException as exc:
         os.write(2, f"kgb sandbox: cannot start the worker: {exc}\n".encode())
     os._exit(127)
@@ -326,6 +333,13 @@ class _Notary:
         self.received = 0
         self.marks: list = []
         self.commits: list = []
+        self.compile_s = 0.0  # closed compile/autotune intervals, on our clock
+        self.compiling_since: float | None = None
+
+    def compile_seconds(self, now: float) -> float:
+        """Time the worker has spent compiling or autotuning, the open interval included."""
+        running = now - self.compiling_since if self.compiling_since is not None else 0.0
+        return self.compile_s + running
 
     def feed(self, chunk: bytes) -> None:
         self.received += len(chunk)
@@ -341,6 +355,13 @@ class _Notary:
         kind, _, rest = line.partition(" ")
         if kind == "M" and len(self.marks) < 10000:
             self.marks.append([rest[:200], at])
+        elif kind == "B":
+            now = time.monotonic()
+            if rest == "+" and self.compiling_since is None:
+                self.compiling_since = now
+            elif rest == "-" and self.compiling_since is not None:
+                self.compile_s += now - self.compiling_since
+                self.compiling_since = None
         elif kind == "C" and len(self.commits) < 10000:
             case, _, payload = rest.partition(" ")
             try:
@@ -360,7 +381,8 @@ class _Notary:
 
     def report(self) -> dict:
         return {"marks": self.marks, "commits": self.commits,
-                "flooded": self.received > CHANNEL_CAP}
+                "flooded": self.received > CHANNEL_CAP,
+                "compile_s": round(self.compile_seconds(time.monotonic()), 3)}
 
 
 def _pump(cfg: dict, pid: int, out_r: int, err_r: int, notary: _Notary | None = None) -> dict:
@@ -380,7 +402,13 @@ def _pump(cfg: dict, pid: int, out_r: int, err_r: int, notary: _Notary | None = 
     except (AttributeError, OSError):
         exited_fd = None
     start = time.monotonic()
-    deadline = start + float(cfg["timeout_s"])
+    run_budget, compile_budget = float(cfg["timeout_s"]), float(cfg.get("compile_budget_s", 0))
+
+    def run_deadline() -> float:  # the run-time limit, moved out by time spent compiling
+        credit = notary.compile_seconds(time.monotonic()) if notary is not None else 0.0
+        return start + run_budget + min(compile_budget, credit)
+
+    deadline = 0.0  # set once the worker is gone: how long to wait for its pipes' EOF
     status, timed_out, tree_dead = None, False, True
     open_fds = set(kept)
     while open_fds or status is None:
@@ -419,7 +447,7 @@ def _pump(cfg: dict, pid: int, out_r: int, err_r: int, notary: _Notary | None = 
             done, st = os.waitpid(pid, os.WNOHANG)
             if done:
                 status = st
-            elif time.monotonic() > deadline:
+            elif time.monotonic() > run_deadline():
                 timed_out = True
                 for kill in (os.killpg, os.kill):  # its group if it leads one, and itself
                     try:

@@ -40,6 +40,12 @@ class Limits:
     log_bytes: int = 1 * MiB  # stdout and stderr are each kept up to this, the rest dropped
 
 
+def compile_budget_s(limits: Limits, channel: bool) -> float:
+    """Compile/autotune time the supervisor may add to the run-time limit: only with a channel,
+    on which the worker opens and closes its compile intervals (kgb/sandbox/_supervisor.py)."""
+    return limits.compile_time_s if channel else 0.0
+
+
 @dataclass(frozen=True)
 class SandboxRequest:
     argv: tuple[str, ...]

@@ -37,6 +37,7 @@ from kgb.sandbox.base import (
     Sandbox,
     SandboxRequest,
     SandboxUnavailable,
+    compile_budget_s,
     register_backend,
 )
 from kgb.sandbox.subproc import HOST_GRACE_S, REPORT_ROOM
@@ -161,6 +162,7 @@ class DockerSandbox(Sandbox):
             config = {"argv": argv, "env": env, "cwd": str(request.cwd or request.out_dir),
                       "rlimits": {"core": 0}, "kill": "all", "kill_uid": 65534,
                       "timeout_s": limits.wall_time_s, "log_bytes": limits.log_bytes,
+                      "compile_budget_s": compile_budget_s(limits, request.channel),
                       "channel": request.channel}
             try:
                 code, out, err, host_timeout = self._exec_worker(client, container, python,
@@ -213,7 +215,8 @@ class DockerSandbox(Sandbox):
                  str(request.out_dir): f"size={limits.output_bytes},{owned}"}
         label = request.label or "unlabelled"
         spec = dict(
-            image=image_id, command=["sleep", str(int(limits.wall_time_s + HOST_GRACE_S + 600))],
+            image=image_id, command=["sleep", str(int(limits.wall_time_s + limits.compile_time_s
+                                                    + HOST_GRACE_S + 600))],
             name=f"kgb-{_slug(label)}-{secrets.token_hex(3)}",
             labels={LABEL_RUN: run_id_of(label), LABEL_JOB: label,
                     LABEL_OWNER: f"{socket.gethostname()}:{os.getpid()}"},
@@ -264,7 +267,8 @@ class DockerSandbox(Sandbox):
 
         reader = threading.Thread(target=pump, daemon=True)
         reader.start()
-        deadline = time.monotonic() + limits.wall_time_s + HOST_GRACE_S
+        deadline = time.monotonic() + limits.wall_time_s + float(config["compile_budget_s"]) \
+            + HOST_GRACE_S
         while reader.is_alive() and time.monotonic() < deadline and \
                 not (cancel is not None and cancel.is_set()):
             reader.join(0.1)

@@ -131,11 +131,14 @@ def run_supervised(prefix: Sequence[str], python: str, config: dict, limits: Lim
     ExecResult. `config` gets argv/env/cwd from the caller; timeout and log cap come from
     `limits`."""
     from kgb.sandbox import _supervisor
-    from kgb.sandbox.base import ExecResult
+    from kgb.sandbox.base import ExecResult, compile_budget_s
 
-    config = dict(config, timeout_s=limits.wall_time_s, log_bytes=limits.log_bytes)
+    budget = compile_budget_s(limits, bool(config.get("channel")))
+    config = dict(config, timeout_s=limits.wall_time_s, compile_budget_s=budget,
+                  log_bytes=limits.log_bytes)
     outcome = run_child(list(prefix) + _supervisor.command(python, config), {},
-                        limits.wall_time_s + HOST_GRACE_S, limits.log_bytes + REPORT_ROOM,
+                        limits.wall_time_s + budget + HOST_GRACE_S,
+                        limits.log_bytes + REPORT_ROOM,
                         cwd=cwd, preexec=preexec, raw=True, cancel=cancel)
     stderr, report = _supervisor.split_report(outcome.stderr_bytes)
     notes = list(notes)

@@ -172,6 +172,8 @@ def check_seed_matters(probe: TaskProbe, cases: list[Case]) -> list[Problem]:
 def check_solution(probe: TaskProbe, cases: list[Case]) -> list[Problem]:
     """Run solution.py under the interpreter, as the candidate worker would, on every case."""
     from kgb.anticheat.static import analyze
+    from kgb.worker.interpreter_fixes import bind_builtin_aliases
+    from kgb.worker.jit_globals import non_constexpr_globals
 
     task = probe.task
     source = task.solution_path.read_text()
@@ -179,6 +181,9 @@ def check_solution(probe: TaskProbe, cases: list[Case]) -> list[Problem]:
     problems = [Problem(task.id, f"solution.py: {f.location()} {f.rule} {f.message}")
                 for f in findings]
     module = load_module(task.solution_path, f"kgb_q_solution_{id(task)}")
+    bind_builtin_aliases(module)
+    problems += [Problem(task.id, f"solution.py: {use.message('solution.py')}")
+                 for use in non_constexpr_globals(module)]  # compiling would refuse it
     entry = getattr(module, task.entry)
     for case in cases:
         inputs = probe.make(case)

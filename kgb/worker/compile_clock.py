@@ -1,11 +1,14 @@
 """How long the candidate's kernels spend compiling and autotuning: Triton's compile step and
 the autotuner's benchmarking of each config, timed by wrapping them (nested time counted once).
 Autotuning is honest work with its own budget (Limits.compile_time_s), so the worker reports
-this time, and a progress file says which budget a job was spending when it was stopped."""
+this time, and a progress file says which budget a job was spending when it was stopped.
+Each interval is also announced on the supervisor's channel, which times it on its own clock
+and moves the run-time deadline out by it, up to the compile budget."""
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 
 
@@ -14,6 +17,11 @@ class CompileClock:
         self.seconds = 0.0
         self._depth = 0
         self._since = 0.0
+        self._announce: Callable[[str], None] = lambda _: None
+
+    def announce_to(self, send: Callable[[str], None]) -> None:
+        """`send("+")` when a compile/autotune interval opens, `send("-")` when it closes."""
+        self._announce = send
 
     def install(self) -> None:
         try:
@@ -45,12 +53,14 @@ class CompileClock:
     def _enter(self) -> None:
         if self._depth == 0:
             self._since = time.perf_counter()
+            self._announce("+")
         self._depth += 1
 
     def _leave(self) -> None:
         self._depth -= 1
         if self._depth == 0:
             self.seconds += time.perf_counter() - self._since
+            self._announce("-")
 
     def now(self) -> float:
         """Compile time so far, including a compile in progress."""

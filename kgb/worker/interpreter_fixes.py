@@ -213,8 +213,15 @@ def _apply_libdevice(it: Any) -> tuple[str, ...]:
         return it.TensorHandle(np.asarray(data), scalar)
 
     it.InterpreterBuilder.create_extern_elementwise = create_extern_elementwise
+    # Both spellings compiled Triton accepts: tl.extra.libdevice (stubs it resolves per
+    # backend) and tl.extra.cuda.libdevice (the CUDA declarations, vLLM's and SGLang's habit).
+    originals = {name: getattr(cuda_libdevice, name) for name in dir(cuda_libdevice)
+                 if not name.startswith("_") and getattr(getattr(cuda_libdevice, name),
+                                                         "__triton_builtin__", False)}
+    for name, real in originals.items():
+        setattr(cuda_libdevice, name, _with_interpreter_semantic(real, it))
     for name in dir(stubs):
-        real = getattr(cuda_libdevice, name, None)
+        real = originals.get(name)
         if name.startswith("_") or real is None or not callable(getattr(stubs, name)):
             continue
         setattr(stubs, name, _with_interpreter_semantic(real, it))
@@ -222,11 +229,37 @@ def _apply_libdevice(it: Any) -> tuple[str, ...]:
 
 
 def _with_interpreter_semantic(fn: Any, it: Any) -> Any:
+    """`fn` (a Triton builtin) callable in an interpreted kernel body; it keeps the name,
+    module and builtin mark compiled Triton's global lookup goes by (kgb.worker.jit_globals)."""
     def call(*args, _semantic=None, **kwargs):
         return fn(*args, _semantic=it.interpreter_semantic, **kwargs)
 
     call.__name__ = getattr(fn, "__name__", "libdevice")
+    call.__qualname__ = getattr(fn, "__qualname__", call.__name__)
+    call.__module__ = getattr(fn, "__module__", call.__module__)
+    call.__triton_builtin__ = True  # type: ignore[attr-defined]
+    call.__kgb_interpreter_ready__ = True  # type: ignore[attr-defined]
     return call
+
+
+def bind_builtin_aliases(module: Any) -> int:
+    """Names of the candidate's module bound to Triton builtins (`my_cast = tl.cast`,
+    `from triton.language import cdiv`): compiled Triton resolves them like `tl.cast`; the
+    interpreter only patches builtins reached through the `tl` module, so these would fail
+    with "Did you forget to add @triton.jit". Rebinds them to interpreter-ready versions (under
+    the interpreter only: host code calling a builtin is an error in compiled Triton too)."""
+    if not available():
+        return 0
+    from triton.runtime import interpreter as it
+
+    bound = 0
+    for name, value in list(vars(module).items()):
+        if getattr(value, "__triton_builtin__", False) and callable(value) and \
+                not getattr(value, "__kgb_interpreter_ready__", False) and \
+                str(getattr(value, "__module__", "")).startswith("triton.language"):
+            setattr(module, name, _with_interpreter_semantic(value, it))
+            bound += 1
+    return bound
 
 
 def _apply_kernel_syntax(it: Any) -> tuple[str, ...]:

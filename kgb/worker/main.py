@@ -100,6 +100,7 @@ def _run(spec: P.JobSpec, progress: _Progress) -> None:
     counter = LaunchCounter(spec.kernel_path, trace)
     counter.install()
     progress.clock.install()
+    progress.clock.announce_to(channel.compiling)
     progress.out_dir = Path(spec.out_dir)
     progress.report()
     # make_inputs only: the task's reference never enters this process (design rule 2).
@@ -118,6 +119,7 @@ def _run(spec: P.JobSpec, progress: _Progress) -> None:
         progress.error_kind = P.ErrorKind.COMPILE
         return
     if spec.interpreter:
+        interpreter_fixes.bind_builtin_aliases(candidate)
         uses = non_constexpr_globals(candidate)
         if uses:  # what compiling would have refused: the GPU run's verdict, predicted
             progress.error = uses[0].message(Path(spec.kernel_path).name)

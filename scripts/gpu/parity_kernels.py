@@ -100,6 +100,18 @@ def loops(o_ptr, n, K, BLOCK: tl.constexpr):
     tl.store(o_ptr + tl.arange(0, BLOCK), acc)
 
 
+my_tanh = libdevice.tanh  # aliases real packages take (docs/realworld.md, FP2 and FP3)
+my_cast = tl.cast
+
+
+@triton.jit
+def aliases(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n)
+    y = my_tanh(x) + tl.extra.cuda.libdevice.round(x * 3.0) + my_cast(x > 0, tl.float32)
+    tl.store(y_ptr + offs, y, mask=offs < n)
+
+
 def outputs(device: str) -> dict[str, torch.Tensor]:
     out = {}
     x = torch.tensor([-0.5, 0.5, 1.5, 0.2], device=device)
@@ -128,6 +140,9 @@ def outputs(device: str) -> dict[str, torch.Tensor]:
     lo = torch.zeros(4, device=device)
     loops[(1,)](lo, 4, 10, BLOCK=4)
     out["loops"] = lo
+    ya = torch.empty(8, device=device)
+    aliases[(1,)](x8, ya, 8, BLOCK=8)
+    out["aliases"] = ya
     return out
 
 
@@ -147,6 +162,10 @@ def compare(cpu_path: str, gpu_path: str) -> int:
 
 
 if __name__ == "__main__":
+    if os.environ.get("TRITON_INTERPRET") == "1":
+        from kgb.worker.interpreter_fixes import bind_builtin_aliases
+
+        bind_builtin_aliases(sys.modules[__name__])
     if sys.argv[1] == "compare":
         sys.exit(compare(sys.argv[2], sys.argv[3]))
     torch.save({k: v.cpu() for k, v in outputs(sys.argv[1]).items()}, sys.argv[2])

@@ -62,6 +62,30 @@ class Analysis:
         return frozenset(found)
 
     @cached_property
+    def launch_metadata_hooks(self) -> frozenset[int]:
+        """Functions passed only as `launch_metadata=` to triton.jit (a profiler label hook):
+        Triton calls them with (grid, kernel, args), `kernel` being its compiled-kernel object.
+        One the file also calls itself gets no such trust."""
+        hooks: set[int] = set()
+        called: set[int] = set()
+        for call in self.model.calls:
+            called |= self.resolve.funcs(call.node.func, call.site.scope)
+            values = self.resolve.expr(call.node.func, call.site.scope)
+            if ("q", TRITON_JIT) in values or ("o", TRITON_JIT) in values:
+                for arg in call.node.args:
+                    if arg.keyword is not None and arg.keyword.value == "launch_metadata":
+                        hooks |= self.resolve.funcs(arg.value, call.site.scope)
+        return frozenset(hooks - called)
+
+    def compiled_kernel_param(self, node: cst.CSTNode, owner: int | None) -> bool:
+        """`node` is the `kernel` parameter of a launch_metadata hook."""
+        if owner is None or owner not in self.launch_metadata_hooks or \
+                not isinstance(node, cst.Name):
+            return False
+        params = self.model.funcs[owner].params
+        return len(params) >= 2 and node.value == params[1]
+
+    @cached_property
     def kernel_code(self) -> frozenset[int]:
         """Function ids whose body is Triton kernel language (a jit function or nested in one)."""
         out: set[int] = set()

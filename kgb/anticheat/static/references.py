@@ -134,6 +134,8 @@ def _maybe_tensor(a: Analysis, receiver: cst.CSTNode, attr: str, site) -> bool:
     are never tensors (`x.device`, `x.dtype`) cannot."""
     if isinstance(receiver, cst.Attribute) and receiver.attr.value in NON_TENSOR_ATTRS:
         return False
+    if a.compiled_kernel_param(receiver, site.owner):
+        return False
     klass = a.self_class(receiver, site.owner)
     if klass is not None and attr in a.members.get(klass, ()):
         return False
