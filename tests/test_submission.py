@@ -232,3 +232,27 @@ def test_long_member_names_are_cut_in_messages(tmp_path):
         load_submission(archive, tmp_path / "out")
     assert "is not named by manifest.toml" in err.value.message
     assert len(err.value.message) < 400
+
+
+ARCHIVES = sorted((ROOT / "tests" / "fixtures" / "archives").glob("*.py"))
+
+
+@pytest.mark.parametrize("builder", ARCHIVES, ids=[p.stem for p in ARCHIVES])
+def test_hostile_archive_fixtures_are_refused_by_the_cli(builder, tmp_path):
+    """Each archive of tests/fixtures/archives (threat 27) through the real `kgb verify`: exit
+    2, one line naming the problem, nothing written outside the unpack folder."""
+    import runpy
+    import subprocess
+    import sys
+
+    archive = tmp_path / ("s.tar.gz" if "gzip" in builder.stem else "s.tar")
+    needle = runpy.run_path(str(builder))["build"](archive)
+    work = tmp_path / "deep" / "er"
+    work.mkdir(parents=True)
+    proc = subprocess.run([sys.executable, "-m", "kgb.cli", "verify", str(archive), "--out",
+                           str(work / "out")], capture_output=True, text=True, timeout=300,
+                          cwd=ROOT)
+    assert proc.returncode == 2, proc.stderr[-1000:]
+    assert proc.stderr.count("\n") == 1 and needle in proc.stderr, proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert not list(tmp_path.rglob("escaped.py"))

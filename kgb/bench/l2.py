@@ -11,8 +11,11 @@ _CUDA_LIMIT_PERSISTING_L2 = 0x06  # cudaLimitPersistingL2CacheSize
 
 
 class L2Reset:
-    """Before every timed call: zero a buffer twice the L2 size (evicts everything), and reset
-    persisting L2 lines to normal with cudaCtxResetPersistingL2Cache."""
+    """Before every timed call: reset persisting L2 lines to normal with
+    cudaCtxResetPersistingL2Cache, then zero a buffer twice the L2 size. In that order: a reset
+    demotes persisting lines but leaves them resident, and a flush cannot evict lines that are
+    still persisting — a window set by the candidate over the addresses where the next inputs
+    will be written would otherwise keep them in L2 for the timed call (threat 28)."""
 
     def __init__(self, device: Any) -> None:
         import torch
@@ -27,9 +30,9 @@ class L2Reset:
             self._cudart.cudaDeviceSetLimit(_CUDA_LIMIT_PERSISTING_L2, ctypes.c_size_t(0))
 
     def __call__(self) -> None:
-        self.buffer.zero_()
         if self._cudart is not None:
             self.persisting_reset = self._cudart.cudaCtxResetPersistingL2Cache() == 0
+        self.buffer.zero_()
 
 
 def _cudart() -> Any:

@@ -1,7 +1,8 @@
 """The cheat corpus: kernels that cheat, one per file, each with a header naming the task it
 attacks, the verdict it must get and the threats (threats.md) it exercises:
 
-    # expect: D304|D307      (rules that may catch it, or `incorrect`)
+    # expect: D304|D307      (rules that may catch it, `incorrect`, or `passed` for an attack
+                             the harness contains: the kernel is then honest)
     # task: activation.gelu_tanh
     # threats 12, 14: what the kernel does
 
@@ -47,8 +48,8 @@ def header(path: Path) -> Fixture:
     if missing:
         raise ValueError(f"{path.name}: header lacks {', '.join(sorted(missing))}")
     expect = tuple(found["expect"].split("|"))
-    if not all(e == "incorrect" or re.fullmatch(r"D[23]\d\d", e) for e in expect):
-        raise ValueError(f"{path.name}: expect must be rule ids or 'incorrect'")
+    if not all(e in ("incorrect", "passed") or re.fullmatch(r"D[23]\d\d", e) for e in expect):
+        raise ValueError(f"{path.name}: expect must be rule ids, 'incorrect' or 'passed'")
     threats = tuple(int(t) for t in re.findall(r"\d+", found["threats"]))
     return Fixture(path, found["task"], expect, threats)
 
@@ -59,8 +60,8 @@ def load(folders: list[Path]) -> list[Fixture]:
 
 def caught(fixture: Fixture, job: dict) -> bool:
     """The job ended as the fixture's header says."""
-    if job.get("verdict") == "incorrect":
-        return "incorrect" in fixture.expect
+    if job.get("verdict") in ("incorrect", "passed"):
+        return job["verdict"] in fixture.expect
     return job.get("verdict") == "rejected" and job.get("rule") in fixture.expect
 
 

@@ -1,0 +1,30 @@
+"""docs/threats-coverage.md is generated from the rule registry and the fixtures' headers: it
+must be fresh, every threat must have a defence and a fixture, and every fixture must expect
+an outcome kgb can give (a declared rule or a named defence)."""
+
+from __future__ import annotations
+
+from conftest import ROOT
+from kgb.anticheat.coverage import MECHANISMS, THREATS, fixtures, gaps, render
+from kgb.anticheat.registry import all_rules
+
+
+def test_threats_coverage_doc_is_fresh():
+    doc = ROOT / "docs" / "threats-coverage.md"
+    assert doc.read_text() == render(), \
+        "docs/threats-coverage.md is stale: python -m kgb.anticheat.coverage > " \
+        "docs/threats-coverage.md"
+
+
+def test_every_threat_has_a_defence_and_a_fixture():
+    assert len(THREATS) == 31
+    assert gaps() == []
+
+
+def test_every_fixture_expects_an_outcome_kgb_can_give():
+    known = {r.id for r in all_rules()} | set(MECHANISMS)
+    found = fixtures()
+    assert len(found) > 150
+    bad = [(f.path, e) for f in found for e in f.expect if e not in known]
+    assert not bad, bad
+    assert all(1 <= t <= 31 for f in found for t in f.threats)
