@@ -111,6 +111,7 @@ class ErrorKind(enum.StrEnum):
     CRASH = "crash"  # the worker or the candidate failed outside a case
     RUNTIME = "runtime"  # a call raised
     INTERPRETER = "interpreter"  # the CPU interpreter cannot do what the call needs (named)
+    STORAGE = "storage"  # the outputs did not fit the output folder's cap: kgb's limit
 
 
 # ------------------------------------------------------------------ host → worker

@@ -322,3 +322,12 @@ def test_the_judge_reads_only_the_planned_file_inside_the_output_folder(tmp_path
         load_outputs(out, "../../../refcache/t/ref.safetensors", "cpu")
     save_file({"out0": torch.zeros(3)}, str(out / name))
     assert torch.equal(load_outputs(out, name, "cpu")[0], torch.zeros(3))
+
+
+def test_outputs_that_outgrow_the_output_folder_are_kgbs_limit_not_a_crash():
+    """Seen on an H100 through bwrap: a GPU job's outputs filled the 8 GiB output tmpfs and an
+    honest kernel was called crashed. It is kgb's limit: the job is unverified, with the fix."""
+    full = call(S.RAISED, error="outputs could not be saved: SafetensorError: No space left on "
+                                "device (os error 28)", error_kind=P.ErrorKind.STORAGE)
+    v = go(result=result(case("a"), case("b", full)), judge=judged(("a", S.PASSED, "")))
+    assert v.verdict == "unverified" and "--limit output=" in v.message, v.message

@@ -33,17 +33,23 @@ def profile_call(call: Callable[[], Any], synchronize: Callable[[], None]) -> Pr
         events = prof.events()
     except Exception:
         return None
+    return summarize(events, DeviceType.CUDA)
+
+
+def summarize(events: Any, cuda: Any) -> Profiled:
+    """Device time, kernel names and streams of the profiler's events of device type `cuda`."""
     total_us = 0.0
     names: set[str] = set()
     streams: set[int] = set()
     for event in events:
-        if getattr(event, "device_type", None) != DeviceType.CUDA:
+        if getattr(event, "device_type", None) != cuda:
             continue
         name = str(getattr(event, "name", ""))
         if name.startswith(("Memcpy", "Memset", "[")):
             continue  # copies and fills are the harness's or allocation's, not kernels
         total_us += float(getattr(event, "self_device_time_total", 0.0) or
                           getattr(event, "device_time_total", 0.0) or 0.0)
-        names.add(name)
+        if "FillFunctor" not in name:  # fills (torch.zeros, the autotuner's L2 flush in
+            names.add(name)            # triton.testing.do_bench) are not the candidate's kernels
         streams.add(int(getattr(event, "device_resource_id", 0) or 0))
     return Profiled(total_us / 1000.0, frozenset(names), len(streams))

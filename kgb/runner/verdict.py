@@ -111,6 +111,10 @@ def case_outcome(spec: P.CaseSpec, claim: P.CaseRecord | None, judged: P.CaseJud
             return P.CaseOutcome(cid, S.VIOLATION, message=f"{record.kind.value} call: {why}",
                                  rule=rule.id)
     raised = next((r for r in records if r.status == S.RAISED), None)
+    if raised is not None and raised.error_kind == P.ErrorKind.STORAGE:
+        return P.CaseOutcome(cid, S.INFRA, message=f"{P.cut(raised.error, 300)}: the job's "
+                                                   "outputs outgrew the output folder's cap; "
+                                                   "raise it with --limit output=BYTES")
     if raised is not None and raised.error_kind == P.ErrorKind.INTERPRETER and limits:
         why = P.cut(raised.error, 300)
         return P.CaseOutcome(cid, S.NOT_CHECKABLE,

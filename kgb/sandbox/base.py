@@ -34,7 +34,10 @@ class Limits:
     compile_time_s: float = 600.0  # compiling and autotuning: honest work, its own budget
     memory_bytes: int = 8 * GiB
     max_processes: int = 256
-    output_bytes: int = 8 * GiB  # the writable output folder (GPU-sized outputs cross here)
+    # The writable output folder: every call's outputs of every case cross here before the
+    # judge reads them (a GPU job of the suite's largest shapes writes ~15 GiB). A tmpfs in
+    # bwrap and docker: memory is only used as far as it is written.
+    output_bytes: int = 32 * GiB
     tmp_bytes: int = 512 * MiB
     cpus: float = 2.0
     log_bytes: int = 1 * MiB  # stdout and stderr are each kept up to this, the rest dropped
