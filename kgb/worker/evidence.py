@@ -20,6 +20,7 @@ class LaunchCounter:
 
     def __init__(self, kernel_path: str, trace: DispatchTrace | None = None) -> None:
         self.kernel_path = os.path.realpath(kernel_path)
+        self._owners: dict[str, bool] = {}  # co_filename → is the candidate's file
         self.count = 0
         self.ghost = False
         self.trace = trace  # paused while a Triton launch runs (its own aten ops are not ours)
@@ -58,7 +59,13 @@ class LaunchCounter:
 
     def _own(self, python_function: Any) -> bool:
         code = getattr(python_function, "__code__", None)
-        return code is not None and os.path.realpath(code.co_filename) == self.kernel_path
+        if code is None:
+            return False
+        name = code.co_filename  # realpath costs syscalls on every launch: remember the answer
+        own = self._owners.get(name)
+        if own is None:
+            own = self._owners[name] = os.path.realpath(name) == self.kernel_path
+        return own
 
     def _wrap_compiled(self, cls: Any) -> None:
         original = cls.__getitem__

@@ -58,6 +58,7 @@ def measure(suite, task_id: str, shape_name: str | None, dtype: str, reset: L2Re
     fixed = inputs_for(0)
     call = lambda inputs: entry(*inputs)  # noqa: E731
     flushed = time_loop(call, inputs_for, reset=reset, keep=False)
+    unspun = time_loop(call, inputs_for, reset=reset, keep=False, spin_ms=0.0)
     warm = time_loop(call, lambda rep: fixed, reset=None, keep=False)
     bench = triton.testing.do_bench(lambda: entry(*fixed), warmup=25, rep=100,
                                     return_mode="median")
@@ -74,6 +75,7 @@ def measure(suite, task_id: str, shape_name: str | None, dtype: str, reset: L2Re
     row = dict(task=task_id, shape=shape.name, dims=dims, dtype=dtype, mb=round(bytes_ / 1e6, 1),
                kgb_ms=stats["median_ms"], kgb_iqr_ms=stats["iqr_ms"], kgb_cv=stats["cv"],
                reps=len(flushed.times_ms), warm_ms=statistics.median(warm.times_ms),
+               no_spin_ms=statistics.median(unspun.times_ms),
                do_bench_ms=bench,
                profiler_ms=statistics.median(profiled) if profiled else None,
                gbps=bytes_ / (stats["median_ms"] * 1e-3) / 1e9, flops=flops)
@@ -121,8 +123,8 @@ def main() -> int:
     (out / "timing.json").write_text(json.dumps(dict(env=env, rows=rows, spread=runs), indent=1))
     print(f"\n{env}\n")
     print("| task | shape | dtype | MB | kgb ms (IQR) | CV | do_bench ms | profiler ms | "
-          "kgb vs profiler | warm, no flush ms | GB/s |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+          "kgb vs profiler | warm, no flush ms | no spin ms | GB/s |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         if "error" in r:
             print(f"| {r['task']} | {r['shape']} | {r['dtype']} | error: {r['error']} |")
@@ -131,7 +133,7 @@ def main() -> int:
         prof = f"{r['profiler_ms']:.4f}" if r["profiler_ms"] else "—"
         print(f"| {r['task']} | {r['shape']} | {r['dtype']} | {r['mb']} | {r['kgb_ms']:.4f} "
               f"({r['kgb_iqr_ms']:.4f}) | {r['kgb_cv']:.3f} | {r['do_bench_ms']:.4f} | {prof} | "
-              f"{vs} | {r['warm_ms']:.4f} | {r['gbps']:.0f} |")
+              f"{vs} | {r['warm_ms']:.4f} | {r['no_spin_ms']:.4f} | {r['gbps']:.0f} |")
     print(f"\nrun-to-run: {runs}")
     return 0
 
