@@ -49,3 +49,25 @@ def test_a_reference_that_ignores_the_seed_and_a_wrong_solution_are_flagged(tmp_
     assert proc.returncode == 1
     assert "the reference output is the same for two seeds" in proc.stdout
     assert "solution fails tiny-float32-standard" in proc.stdout
+
+
+def test_a_reference_that_widens_needs_a_baseline_that_never_uses_float64(tmp_path):
+    """Speedups are measured against what a PyTorch user runs: a reference that computes half
+    inputs in float32 (addcmul's) without a baseline is flagged, and so is a baseline that
+    computes in float64; the suite's own torch.addcmul baseline passes."""
+    folder = tmp_path / "addcmul"
+    shutil.copytree(ROOT / "tasks/Math/addcmul", folder)
+    reference = folder / "reference.py"
+    text = reference.read_text()
+    reference.write_text(text[:text.index("def baseline")])
+    proc = _quality(str(folder))
+    assert proc.returncode == 1
+    assert "reference.py computes in float32 for float16 inputs" in proc.stdout
+    reference.write_text(text.replace("torch.addcmul(x, t1, t2, value=0.5)",
+                                      "torch.addcmul(x.double(), t1.double(), t2.double(), "
+                                      "value=0.5).to(x.dtype)"))
+    proc = _quality(str(folder))
+    assert proc.returncode == 1 and "baseline() computes in float64" in proc.stdout
+    reference.write_text(text)
+    proc = _quality(str(folder))
+    assert proc.returncode == 0, proc.stdout
