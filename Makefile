@@ -8,7 +8,7 @@ TORCH_PIN ?= torch==2.13.0
 TRITON_PIN ?= triton==3.9.0
 OUT ?= out
 
-.PHONY: venv demo demo-broken test lint clean
+.PHONY: venv demo demo-broken test lint clean sandboxes
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -19,11 +19,18 @@ $(VENV)/.installed: pyproject.toml
 
 venv: $(VENV)/.installed
 
+# --force: the demo replaces its own earlier run; the example token log gets example prices.
 demo: venv
-	$(VENV)/bin/kgb verify examples/honest --jobs 2 --out $(OUT)/honest
+	$(VENV)/bin/kgb verify examples/honest --jobs 2 --out $(OUT)/honest --force \
+	  --pricing examples/pricing.example.toml
 
 demo-broken: venv
-	$(VENV)/bin/kgb verify examples/broken --jobs 2 --out $(OUT)/broken --timeout 30
+	$(VENV)/bin/kgb verify examples/broken --jobs 2 --out $(OUT)/broken --timeout 30 --force
+
+# Real isolation for the demo and for tests (as root on Debian/Ubuntu): bubblewrap and Docker,
+# and the offline runner image. Without them kgb falls back to the `process` sandbox.
+sandboxes: venv
+	.ci/setup-sandboxes
 
 test: venv
 	$(PY) -m pytest -q

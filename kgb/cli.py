@@ -20,7 +20,8 @@ def cli() -> None:
     """kgb — verify generated Triton kernels and measure them honestly.
 
     Exit codes: 0 the run completed (whatever the verdicts); 1 `lint`/`sandbox check` found
-    problems; 2 bad input; 3 infrastructure failure; 130 interrupted."""
+    problems; 2 bad input; 3 infrastructure failure; 4 a --fail-under threshold missed;
+    130 interrupted."""
 
 
 @cli.command()
@@ -32,9 +33,11 @@ def cli() -> None:
 @click.option("--device", type=click.Choice(["cpu", "cuda", "auto"]), default="auto",
               show_default=True, help="cpu runs kernels through Triton's interpreter.")
 @click.option("--sandbox", "sandbox_name", default="auto", show_default=True,
-              help="Isolation backend: auto, docker, bwrap or process.")
-@click.option("--timeout", type=float, default=None,
-              help="Wall-clock seconds per job (default 300 on GPU, 600 on CPU).")
+              type=click.Choice(["auto", "docker", "bwrap", "process"]),
+              help="Isolation backend (docs/sandboxes.md).")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=None,
+              help="Run-time seconds per job, compiling and autotuning apart (default 300 on "
+                   "GPU, 600 on CPU).")
 @click.option("--only", "only", default=None, help="Comma-separated task ids to run.")
 @click.option("--seed", type=int, default=None,
               help="Reuse a run seed (to reproduce a report); default: a fresh secret one.")
@@ -45,11 +48,21 @@ def cli() -> None:
                    "cpus=2 (repeatable).")
 @click.option("--devices", default=None, metavar="0,1|all",
               help="GPU runs: the GPUs to use, one job per GPU at a time (default: GPU 0).")
-@click.option("--jobs", type=int, default=1, show_default=True,
+@click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True,
               help="CPU runs: how many interpreter jobs run at once.")
 @click.option("--resume", is_flag=True,
               help="Continue the stopped run in --out: keep its seed and finished jobs, run the "
                    "rest (same submission, suite and options required).")
+@click.option("--force", is_flag=True,
+              help="Replace the run already in --out (without it, a folder holding another "
+                   "run's report is refused).")
+@click.option("--fail-under", "fail_under", default=None, metavar="NAME=VALUE,...",
+              help="Exit 4 when a rate of the run is below its threshold, e.g. correct=0.9 or "
+                   "fast_1=0.5 (names: compile, correct, correct_given_compiled, fast_0 .. "
+                   "fast_2, geomean).")
+@click.option("--feedback", "show_feedback", is_flag=True,
+              help="After the table, print each job's feedback (what failed, where, how to "
+                   "fix it; also in report.json).")
 @click.option("--static", "static_layer", type=click.Choice(["on", "off"]), default="on",
               show_default=True,
               help="Research option: 'off' skips layer 1 so layers 2 and 3 are judged alone.")
@@ -63,18 +76,44 @@ def cli() -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print report.json instead of a table.")
 def verify(submission: Path, tasks_dir: Path, out_dir: Path, device: str, sandbox_name: str,
            timeout: float | None, only: str | None, seed: int | None, pricing: Path | None,
-           limits: tuple[str, ...], devices: str | None, jobs: int, resume: bool,
-           static_layer: str, timing: str, baselines: str, as_json: bool) -> None:
-    """Verify every kernel of SUBMISSION (.tar, .tar.gz or folder) against the task suite."""
+           limits: tuple[str, ...], devices: str | None, jobs: int, resume: bool, force: bool,
+           fail_under: str | None, show_feedback: bool, static_layer: str, timing: str,
+           baselines: str, as_json: bool) -> None:
+    """Verify every kernel of SUBMISSION (.tar, .tar.gz or folder) against the task suite.
+    The submission format: docs/submission.md (`kgb init` writes a skeleton)."""
     from kgb.runner.verify import VerifyOptions, run_verify
 
+    gates = _gates(fail_under)
     options = VerifyOptions(
         submission=submission, tasks_dir=tasks_dir, out_dir=out_dir, device=device,
         sandbox=sandbox_name, timeout_s=timeout, seed=seed, pricing=pricing, limits=limits,
         resume=resume, devices=devices, jobs=jobs, static=static_layer == "on",
-        timing=timing == "on", baselines=baselines,
+        timing=timing == "on", baselines=baselines, force=force,
         only=tuple(t.strip() for t in only.split(",") if t.strip()) if only else None)
-    run_verify(options, as_json=as_json)
+    data = run_verify(options, as_json=as_json, feedback=show_feedback)
+    _check_gates(data, gates)
+
+
+def _gates(text: str | None) -> dict[str, float] | None:
+    if text is None:
+        return None
+    from kgb.metrics.suite import parse_gates
+
+    try:
+        return parse_gates(text)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--fail-under") from None
+
+
+def _check_gates(report: dict, gates: dict[str, float] | None) -> None:
+    if not gates:
+        return
+    from kgb.errors import BelowGate
+    from kgb.metrics.suite import below, rates
+
+    missed = below(rates(report["jobs"]), gates)
+    if missed:
+        raise BelowGate(f"--fail-under: {'; '.join(missed)}")
 
 
 @cli.command()
@@ -83,11 +122,17 @@ def verify(submission: Path, tasks_dir: Path, out_dir: Path, device: str, sandbo
 @click.option("--regrade", is_flag=True,
               help="Recompute every verdict from the saved job folders (nothing is run) and "
                    "rewrite OUT_DIR/report.json.")
-def report(out_dir: Path, as_json: bool, regrade: bool) -> None:
+@click.option("--feedback", "show_feedback", is_flag=True,
+              help="After the table, print each job's feedback.")
+@click.option("--fail-under", "fail_under", default=None, metavar="NAME=VALUE,...",
+              help="Exit 4 when a rate of the run is below its threshold (as in verify).")
+def report(out_dir: Path, as_json: bool, regrade: bool, show_feedback: bool,
+           fail_under: str | None) -> None:
     """Show the report of a finished or stopped run from OUT_DIR/report.json."""
     from kgb.report.json_report import read_report
     from kgb.report.terminal import print_report
 
+    gates = _gates(fail_under)
     if regrade:
         from kgb.runner.regrade import regrade as run_regrade
 
@@ -97,7 +142,8 @@ def report(out_dir: Path, as_json: bool, regrade: bool) -> None:
                    (f": {', '.join(changed[:10])}" if changed else ""), err=True)
     else:
         data = read_report(out_dir)
-    print_report(data, as_json=as_json, out_dir=out_dir)
+    print_report(data, as_json=as_json, out_dir=out_dir, feedback=show_feedback)
+    _check_gates(data, gates)
 
 
 @cli.group()
@@ -298,6 +344,14 @@ def main() -> None:
     except KeyboardInterrupt:
         click.echo("kgb: interrupted", err=True)
         sys.exit(ExitCode.INTERRUPTED)
+    except BrokenPipeError:
+        # `kgb verify ... | head -1`: the reader left; what was asked for is done (report.json
+        # is written before anything is printed). Quietly, as `cat | head` does.
+        import os
+
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        sys.exit(ExitCode.OK)
 
 
 # More commands go above main(), one small function each, importing their module lazily.

@@ -9,6 +9,7 @@ class ExitCode:
     FINDINGS = 1  # `kgb lint` / `kgb sandbox check`: the thing checked did not pass
     BAD_INPUT = 2  # unreadable archive, bad manifest, unknown task id, bad option ...
     INFRA = 3  # kgb or the machine failed: sandbox unavailable, reference worker crashed ...
+    BELOW_GATE = 4  # the run completed but missed a --fail-under threshold
     INTERRUPTED = 130  # Ctrl-C, SIGTERM or SIGHUP: jobs torn down, partial report written
 
 
@@ -38,6 +39,12 @@ class InfraError(KgbError):
     """kgb's own machinery failed; never a verdict on a kernel."""
 
     exit_code = ExitCode.INFRA
+
+
+class BelowGate(KgbError):
+    """The run completed but a --fail-under threshold was missed (for CI gating)."""
+
+    exit_code = ExitCode.BELOW_GATE
 
 
 class Interrupted(KgbError):

@@ -42,7 +42,33 @@ def expected_files() -> dict[str, str]:
         files[name] = task.solution_path.read_text()
         manifest.append(f'\n[[kernels]]\ntask = "{task.id}"\nfile = "{name}"\n')
     files["manifest.toml"] = "".join(manifest)
+    files["tokens.jsonl"] = token_log(sorted(DEMO_TASKS))
     return files
+
+
+def token_log(tasks: list[str]) -> str:
+    """An ILLUSTRATIVE token log (docs/submission.md, docs/cost.md): what a generator's log looks
+    like, two attempts per task alternating an OpenAI-style and an Anthropic-style usage record,
+    so `make demo` shows the cost section. The numbers are made up, deterministically."""
+    import json
+
+    lines = []
+    for i, task in enumerate(tasks):
+        for attempt in (1, 2):
+            prompt, completion = 1800 + 137 * i + 400 * attempt, 900 + 61 * i
+            start = f"2026-11-22T10:{i:02d}:{attempt * 10:02d}Z"
+            end = f"2026-11-22T10:{i:02d}:{attempt * 10 + 8:02d}Z"
+            if attempt == 1:
+                usage = {"prompt_tokens": prompt, "completion_tokens": completion,
+                         "prompt_tokens_details": {"cached_tokens": 1024}}
+                model = "gpt-4o"
+            else:
+                usage = {"input_tokens": prompt, "output_tokens": completion,
+                         "cache_read_input_tokens": 0}
+                model = "claude-sonnet-4-5"
+            lines.append(json.dumps({"task": task, "attempt": attempt, "model": model,
+                                     "started": start, "ended": end, "usage": usage}))
+    return "\n".join(lines) + "\n"
 
 
 def main() -> int:

@@ -108,3 +108,22 @@ def test_exact_comparison_of_non_contiguous_outputs():
     assert not out.is_contiguous()
     assert compare_outputs([out], [ref], Tolerance(0, 0, 0), exact=True).passed
     assert not compare_outputs([out + 1], [ref], Tolerance(0, 0, 0), exact=True).passed
+
+
+def test_a_mismatch_names_its_first_element_with_got_and_expected():
+    ref = torch.zeros(3, 4)
+    out = ref.clone()
+    out[1, 2], out[2, 0] = 0.5, 0.25
+    result = compare_outputs([out], [ref], Tolerance(atol=1e-3, rtol=0.0, rel_l2=1e-3))
+    assert not result.passed
+    assert "2 of 12 elements" in result.message
+    assert "first at [1, 2]: got 0.5, expected 0" in result.message
+    nan = ref.clone()
+    nan[0, 3] = float("nan")
+    assert "first at [0, 3]: got nan, expected 0" in compare_outputs(
+        [nan], [ref], Tolerance(atol=1e-3, rtol=0.0, rel_l2=1e-3)).message
+    ints = torch.tensor([[1, 2], [3, 4]])
+    wrong = ints.clone()
+    wrong[1, 1] = 9
+    assert "first at [1, 1]: got 9, expected 4" in compare_outputs(
+        [wrong], [ints], Tolerance(atol=0, rtol=0, rel_l2=0.0)).message

@@ -84,3 +84,27 @@ def test_plain_errors_raised_by_tritons_compiler_are_compile_errors():
         "compile"
     assert error_kind(_raised_in("/x/site-packages/triton/backends/nvidia/driver.py")) == \
         "runtime"
+
+
+ERRORS = ROOT / "tests" / "fixtures" / "errors"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("fixture, says", [("addcmul_arange_not_pow2.py", "power of 2"),
+                                           ("addcmul_unknown_tl_function.py", "fma_fast")])
+def test_what_the_compiler_refuses_is_a_compile_error_at_the_kernels_line(fixture, says,
+                                                                           tmp_path):
+    """On the CPU the interpreter raises these at launch, from inside the kernel body; a GPU
+    refuses them when compiling. Either way the verdict is compile_error, located at the
+    kernel's own line (not the launch line), with the trimmed traceback kept."""
+    source = (ERRORS / fixture).read_text()
+    line = next(i for i, text in enumerate(source.splitlines(), 1) if "the mistake" in text)
+    sub = write_submission(tmp_path / "sub", {"math.addcmul": source})
+    done = run_kgb("verify", sub, "--device", "cpu", "--sandbox", "process", "--only",
+                   "math.addcmul", "--json", "--out", tmp_path / "out")
+    assert done.returncode == 0, done.stderr
+    [job] = json.loads((tmp_path / "out" / "report.json").read_text())["jobs"]
+    assert job["verdict"] == "compile_error", job["message"]
+    assert says in job["message"] and f"math_addcmul.py:{line}" in job["message"], job["message"]
+    kept = (tmp_path / "out" / job["log_dir"] / "out" / "traceback.txt").read_text()
+    assert f"line {line}" in kept, kept

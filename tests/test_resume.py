@@ -99,7 +99,11 @@ def test_a_fresh_run_clears_the_job_folders_of_the_run_before(stopped_run, tmp_p
     sub, out = stopped_run
     reused = tmp_path / "out"
     shutil.copytree(out, reused)
+    refused = run_kgb("verify", sub, "--device", "cpu", "--sandbox", "process", "--only",
+                      "math.addcmul", "--out", reused)
+    assert refused.returncode == 2 and "already holds a run" in refused.stderr, refused.stderr
+    assert refused.stderr.count("\n") == 1 and (reused / "jobs" / "reduce.sum_rows").exists()
     done = run_kgb("verify", sub, "--device", "cpu", "--sandbox", "process", "--only",
-                   "math.addcmul", "--out", reused)
+                   "math.addcmul", "--out", reused, "--force")
     assert done.returncode == 0, done.stderr
     assert sorted(p.name for p in (reused / "jobs").iterdir()) == ["math.addcmul"]

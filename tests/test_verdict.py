@@ -144,6 +144,20 @@ def test_static_finding_rejects_before_running():
     assert v.verdict == "rejected" and v.rule == "S101" and v.location == "k.py:3:4"
 
 
+def test_every_static_finding_reaches_the_report():
+    from kgb.report.json_report import job_entry
+
+    findings = [P.Finding("S110", "torch.matmul in host code", "k.py", 3, 4),
+                P.Finding("S111", "`x.sum()` is tensor compute", "k.py", 9, 1),
+                P.Finding("S140", "assigns to torch.cuda.Event", "k.py", 12, 0)]
+    the_plan = plan(findings=findings)
+    v = go(the_plan)
+    assert v.verdict == "rejected" and "(and 2 more findings" in v.message
+    entry = job_entry(the_plan, P.JobRecord(v, P.JobFacts("jobs/t.x", "cpu")))
+    assert [f["rule"] for f in entry["findings"]] == ["S110", "S111", "S140"]
+    assert entry["findings"][1]["location"] == "k.py:9:1"
+
+
 def test_missing_kernel():
     assert go(plan(kernel=None)).verdict == "missing"
 

@@ -55,11 +55,12 @@ def _compare_one(out: torch.Tensor, ref: torch.Tensor, tol: Tolerance, exact: bo
     if not ref.is_floating_point():
         diff = (out.to(torch.int64) - ref.to(torch.int64)).abs()
         max_abs: float = int(diff.max())
-        bad = int((diff > tol.int_atol).sum())
+        wrong = diff > tol.int_atol
+        bad = int(wrong.sum())
         if bad:
             return Comparison(False, float(max_abs), None,
                               f"{bad} of {ref.numel()} integer elements differ by more than "
-                              f"{tol.int_atol} (max {max_abs})")
+                              f"{tol.int_atol} (max {max_abs}){first_difference(wrong, out, ref)}")
         # int_atol lets exact .5 ties flip; the relative L2 bound stops a kernel that is off by
         # one everywhere (truncating instead of rounding) from hiding inside that slack.
         rel_l2 = _rel_l2(diff.double(), ref.double())
@@ -70,27 +71,44 @@ def _compare_one(out: torch.Tensor, ref: torch.Tensor, tol: Tolerance, exact: bo
 
     o, r = out.double(), ref.double()
     for name, test in (("NaN", torch.isnan), ("+Inf", torch.isposinf), ("-Inf", torch.isneginf)):
-        mismatch = int((test(o) != test(r)).sum())
+        differs = test(o) != test(r)
+        mismatch = int(differs.sum())
         if mismatch:
             return Comparison(False, math.inf, math.inf,
-                              f"{name} positions differ in {mismatch} element(s)")
+                              f"{name} positions differ in {mismatch} element(s)"
+                              f"{first_difference(differs, out, ref)}")
     finite = torch.isfinite(r)
+    full_err = torch.where(finite, (o - r).abs(), torch.zeros_like(r))
+    outside_mask = finite & (full_err > tol.atol + tol.rtol * r.abs())
     o, r = o[finite], r[finite]
     if r.numel() == 0:
         return Comparison(True, 0.0, 0.0)
-    err = (o - r).abs()
-    max_abs = float(err.max())
+    max_abs = float(full_err.max())
     rel_l2 = _rel_l2(o - r, r)
-    outside = int((err > tol.atol + tol.rtol * r.abs()).sum())
+    outside = int(outside_mask.sum())
     if outside:
         return Comparison(False, max_abs, rel_l2,
                           f"{outside} of {r.numel()} elements outside atol={tol.atol:g} "
-                          f"rtol={tol.rtol:g} (max abs error {max_abs:.3g})")
+                          f"rtol={tol.rtol:g} (max abs error {max_abs:.3g})"
+                          f"{first_difference(outside_mask, out, ref)}")
     # An all-zero reference gives rel_l2 = inf for any error; allclose alone judges it then.
     if rel_l2 != math.inf and rel_l2 > tol.rel_l2:
         return Comparison(False, max_abs, rel_l2,
                           f"relative L2 error {rel_l2:.3g} above {tol.rel_l2:g}")
     return Comparison(True, max_abs, rel_l2)
+
+
+def first_difference(wrong: torch.Tensor, out: torch.Tensor, ref: torch.Tensor) -> str:
+    """`; first at [i, j]: got X, expected Y` for the first element flagged in `wrong` (in
+    row-major order) — what a person or a model needs to find the bug."""
+    flat = torch.nonzero(wrong.reshape(-1), as_tuple=False)
+    if flat.numel() == 0:
+        return ""
+    index = int(flat[0, 0])
+    where = list(torch.unravel_index(torch.tensor(index), tuple(ref.shape))) if ref.dim() else []
+    position = "[" + ", ".join(str(int(i)) for i in where) + "]"
+    got, expected = out.reshape(-1)[index].item(), ref.reshape(-1)[index].item()
+    return f"; first at {position}: got {got:.6g}, expected {expected:.6g}"
 
 
 def _rel_l2(error: torch.Tensor, ref: torch.Tensor) -> float:

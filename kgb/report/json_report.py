@@ -28,6 +28,8 @@ def job_entry(plan: P.PlanRecord, record: P.JobRecord) -> dict[str, Any]:
         "task": plan.task_id, "category": plan.category, "kernel": plan.kernel_file,
         "verdict": verdict.verdict.value, "rule": verdict.rule, "layer": verdict.layer,
         "message": verdict.message, "location": verdict.location or None,
+        "findings": [dict(rule=f.rule, message=f.message, location=f.location() or None)
+                     for f in plan.findings],  # every static finding, not only the first
         "coverage": verdict.coverage(),
         "max_abs_err": _max(c.max_abs for c in checked),
         "max_rel_l2_err": _max(c.rel_l2 for c in checked),
@@ -45,16 +47,22 @@ def job_entry(plan: P.PlanRecord, record: P.JobRecord) -> dict[str, Any]:
 
 
 def summarize(jobs: list[dict[str, Any]]) -> dict[str, Any]:
+    from kgb.metrics.suite import by_category, rates
+
     counts = {v.value: 0 for v in P.Verdict}
     for j in jobs:
         counts[j["verdict"]] += 1
     return {"total": len(jobs), "counts": counts,
-            "submitted": sum(j["verdict"] != P.Verdict.MISSING for j in jobs)}
+            "submitted": sum(j["verdict"] != P.Verdict.MISSING for j in jobs),
+            "rates": rates(jobs), "by_category": by_category(jobs)}
 
 
 def build_report(header: dict[str, Any], jobs: list[dict[str, Any]], complete: bool,
                  cost: dict | None = None) -> dict[str, Any]:
     """`header`: environment, limits, seed, submission and manifest (see `run_header`)."""
+    from kgb.report.feedback import feedback
+
+    jobs = [dict(j, feedback=feedback(j)) for j in jobs]
     report: dict[str, Any] = {"schema_version": SCHEMA_VERSION, "complete": complete, **header,
                               "jobs": jobs, "summary": summarize(jobs)}
     if cost is not None:

@@ -26,11 +26,18 @@ def safe(value: Any, limit: int = 2000) -> str:
     return _CONTROL.sub(lambda m: repr(m.group())[1:-1], text)
 
 
+class _Console(Console):
+    def on_broken_pipe(self) -> None:
+        """The reader left (`kgb report | head -1`): rich exits 1, which the README documents
+        as "lint found a problem". kgb's main turns this into a quiet exit 0."""
+        raise BrokenPipeError
+
+
 def console(stderr: bool = False, min_width: int = 0) -> Console:
     """A console that renders strings literally (no markup, no emoji codes, no highlighting);
     when not a terminal (logs, pipes), at least `min_width` wide so tables never cut ids."""
-    made = Console(stderr=stderr, markup=False, emoji=False, highlight=False)
+    made = _Console(stderr=stderr, markup=False, emoji=False, highlight=False)
     if not made.is_terminal and min_width:
-        made = Console(stderr=stderr, markup=False, emoji=False, highlight=False,
-                       width=max(made.width, min_width))
+        made = _Console(stderr=stderr, markup=False, emoji=False, highlight=False,
+                        width=max(made.width, min_width))
     return made

@@ -77,7 +77,8 @@ def _fmt(value: float | None, spec: str = ".2e") -> str:
     return "—" if value is None else format(value, spec)
 
 
-def print_report(report: dict, as_json: bool = False, out_dir: Path | None = None) -> None:
+def print_report(report: dict, as_json: bool = False, out_dir: Path | None = None,
+                 feedback: bool = False) -> None:
     """The verdict table and notes. Everything in `report` is printed as plain text: the file
     may have been written by anyone (`kgb report OUT`), and its messages come from kernels."""
     if as_json:
@@ -127,6 +128,8 @@ def print_report(report: dict, as_json: bool = False, out_dir: Path | None = Non
         console.print(Text("CPU run: kernels ran in Triton's interpreter, so no timing is "
                            "meaningful (n/a); 'n/c': cases the interpreter cannot check, left to "
                            "the GPU run.", style="dim"))
+    for warning in report.get("warnings") or ():
+        console.print(Text(f"warning: {safe(warning)}", style="yellow"))
     if "cost" in report:
         from kgb.cost.render import terminal as cost_tables
 
@@ -135,10 +138,28 @@ def print_report(report: dict, as_json: bool = False, out_dir: Path | None = Non
         console.print(Text("incomplete run: it stopped before every job finished; "
                            "`kgb verify SUBMISSION --out DIR --resume` continues it",
                            style="yellow"))
+    rates = report["summary"].get("rates")
+    if rates and rates.get("tasks"):
+        summary = (f"correct {rates['correct']}/{rates['tasks']} ({rates['correct_rate']:.0%}), "
+                   f"compiled {rates['compiled']}/{rates['tasks']}")
+        fast_1 = rates["fast_p"].get("fast_1")
+        if fast_1 is not None:
+            summary += f", fast_1 {fast_1:.0%}"
+        if rates.get("geomean_speedup_eager") is not None:
+            summary += f", geomean speedup over eager {rates['geomean_speedup_eager']:.2f}x"
+        console.print(Text(summary))
+    if feedback:
+        for job in report["jobs"]:
+            if job.get("verdict") != "missing" and job.get("feedback"):
+                console.print(Text(safe(job["feedback"], 4000)))
     sandbox = env.get("sandbox") or {}
     console.print(Text(f"sandbox {safe(sandbox.get('backend'))} (isolation: "
                        f"{safe(sandbox.get('isolation'))}), seed {safe(report['seed'])}",
                        style="dim"))
+    if sandbox.get("isolation") == "none":
+        console.print(Text("isolation: none — the kernels ran as plain processes with your "
+                           "user's rights; for real isolation install Docker or bubblewrap "
+                           "(`make sandboxes`, as root) and run again", style="bold yellow"))
     if out_dir is not None:
         console.print(f"report: {out_dir / 'report.json'}")
 

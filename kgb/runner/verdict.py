@@ -49,7 +49,10 @@ def decide(plan: P.PlanRecord, execution: P.ExecRecord | None, result: Result,
         return P.VerdictRecord(V.MISSING, message="the submission has no kernel for this task")
     if plan.findings:
         first = plan.findings[0]
-        return P.VerdictRecord(V.REJECTED, first.rule, 1, first.message, first.location())
+        more = len(plan.findings) - 1
+        message = first.message + (f" (and {more} more finding{'s' * (more > 1)}: see "
+                                   "`findings`)" if more else "")
+        return P.VerdictRecord(V.REJECTED, first.rule, 1, message, first.location())
     if execution is not None and execution.timed_out:
         return P.VerdictRecord(V.TIMEOUT, message=timeout_message(plan, progress, execution))
     if isinstance(result, P.ProtocolError):

@@ -46,6 +46,7 @@ class VerifyOptions:
     static: bool = True  # research option: False runs layers 2 and 3 alone (--static off)
     timing: bool = True  # GPU runs: time the kernels (--timing off: correctness only)
     baselines: str = "all"  # all (PyTorch eager and torch.compile), eager, none
+    force: bool = False  # replace a run already in out_dir
 
 
 def _mode_suffix(options: VerifyOptions) -> str:
@@ -121,11 +122,12 @@ def device_peaks(slots: tuple[str, ...]) -> tuple | None:
     return floor_peaks(name), efficiency_peaks(name)
 
 
-def run_verify(options: VerifyOptions, as_json: bool = False) -> dict:
+def run_verify(options: VerifyOptions, as_json: bool = False, feedback: bool = False) -> dict:
     from kgb.report.terminal import JobProgress, print_report
 
     suite = load_suite(options.tasks_dir)
     out_dir = options.out_dir.resolve()
+    refuse_other_run(out_dir, options)
     before = journal.read_record(out_dir) if options.resume else None
     out_dir.mkdir(parents=True, exist_ok=True)
     submission = load_submission(options.submission, out_dir / "submission")
@@ -180,6 +182,10 @@ def run_verify(options: VerifyOptions, as_json: bool = False) -> dict:
                           outcome.interrupted is None,
                           cost=cost_for(submission.token_log, options.pricing,
                                         header["manifest"], entries))
+    if options.pricing is not None and submission.token_log is None:
+        report["warnings"] = report.get("warnings", []) + [
+            f"--pricing {options.pricing} was given but the submission has no tokens.jsonl, so "
+            "there is no cost section (the token log format: docs/submission.md)"]
     write_report(report, out_dir)
     partial = f"partial report in {out_dir / 'report.json'}"
     if outcome.interrupted is not None:
@@ -187,8 +193,19 @@ def run_verify(options: VerifyOptions, as_json: bool = False) -> dict:
                           f"of {len(jobs)} jobs; {partial}")
     if outcome.failure is not None:
         raise InfraError(f"{outcome.failure.message} ({partial})")
-    print_report(report, as_json=as_json, out_dir=out_dir)
+    print_report(report, as_json=as_json, out_dir=out_dir, feedback=feedback)
     return report
+
+
+def refuse_other_run(out_dir: Path, options: VerifyOptions) -> None:
+    """A folder holding another run is not silently replaced: --resume continues it, --force
+    replaces it."""
+    if options.resume or options.force or not out_dir.is_dir():
+        return
+    for name in ("report.json", journal.RUN_FILE):
+        if (out_dir / name).exists():
+            raise BadInput(f"--out {out_dir} already holds a run ({name}); pass --force to "
+                           f"replace it, --resume to continue it, or another --out")
 
 
 @contextlib.contextmanager

@@ -14,9 +14,11 @@ _COMPILE_ERRORS = {"CompilationError", "CompileTimeAssertionFailure",
                    "UnsupportedLanguageConstruct"}
 
 
-def error_kind(exc: BaseException) -> ErrorKind:
+def error_kind(exc: BaseException, kernel_path: str | None = None) -> ErrorKind:
     if _limitation(exc):
         return ErrorKind.INTERPRETER
+    if kernel_path is not None and kernel_body_error(exc, kernel_path) is not None:
+        return ErrorKind.COMPILE
     names = {cls.__name__ for cls in type(exc).__mro__}
     if names & _COMPILE_ERRORS:
         return ErrorKind.COMPILE
@@ -39,9 +41,29 @@ def _limitation(exc: BaseException) -> BaseException | None:
     return None
 
 
+def kernel_body_error(exc: BaseException, kernel_path: str) -> BaseException | None:
+    """Under the CPU interpreter, the error a @triton.jit body of the candidate raised (a frame
+    of the candidate's file below the interpreter's): a non-power-of-two `tl.arange`, an
+    unknown `tl.` function, a shape or type error. Compiled Triton refuses all of these when it
+    compiles the kernel, so they are compile errors, located at the kernel's own line — not a
+    crash at the launch line. A failed device assertion is a run-time error on a GPU too."""
+    seen = 0
+    current: BaseException | None = exc
+    while current is not None and seen < 8:
+        inside = False
+        for frame in traceback.extract_tb(current.__traceback__):
+            name = frame.filename.replace("\\", "/")
+            if "/triton/runtime/interpreter.py" in name:
+                inside = True
+            elif inside and _is_candidate(frame.filename, kernel_path):
+                return None if isinstance(current, AssertionError) else current
+        current, seen = current.__cause__ or current.__context__, seen + 1
+    return None
+
+
 def describe(exc: BaseException, kernel_path: str) -> str:
     """`Type: first line ... last line (file.py:LINE)`, at most ~500 characters."""
-    exc = _limitation(exc) or exc
+    exc = _limitation(exc) or kernel_body_error(exc, kernel_path) or exc
     where = candidate_line(exc, kernel_path)
     lines = [ln.strip() for ln in str(exc).strip().splitlines() if ln.strip()]
     # Triton's compile errors put the location first and the cause last: keep both.
@@ -60,10 +82,13 @@ def candidate_line(exc: BaseException, kernel_path: str) -> str | None:
 
 def candidate_traceback(exc: BaseException, kernel_path: str) -> str:
     """The traceback with only the kernel file's frames, then the exception line."""
-    frames = [f for f in traceback.extract_tb(exc.__traceback__)
+    inner = kernel_body_error(exc, kernel_path)
+    chain = [exc] + ([inner] if inner is not None and inner is not exc else [])
+    frames = [f for e in chain for f in traceback.extract_tb(e.__traceback__)
               if _is_candidate(f.filename, kernel_path)]
     body = "".join(traceback.format_list(frames))
-    tail = "".join(traceback.format_exception_only(type(exc), exc))
+    last = chain[-1]
+    tail = "".join(traceback.format_exception_only(type(last), last))
     return f"Traceback (the kernel file's frames only):\n{body}{tail}"[-20000:]
 
 

@@ -189,7 +189,7 @@ class _CallRunner:
             self.counter.reset()
             _keep_traceback(spec, self.progress, exc)
             return P.CallRecord(status=P.CaseStatus.RAISED, error=describe(exc, spec.kernel_path),
-                                error_kind=error_kind(exc), **base), inputs
+                                error_kind=error_kind(exc, spec.kernel_path), **base), inputs
         torch_ops = self.trace.stop()
         wall_s = _perf_counter() - start
         launches = self.counter.count
