@@ -153,12 +153,45 @@ def tasks() -> None:
 
 @tasks.command("list")
 @click.option("--tasks", "tasks_dir", type=click.Path(path_type=Path), default=DEFAULT_TASKS)
-def tasks_list(tasks_dir: Path) -> None:
+@click.option("--category", default=None, help="Only this category (e.g. Normalization).")
+@click.option("--source", default=None, help="Only this source (aten, vllm, cublas, ...).")
+@click.option("--level", type=click.IntRange(1, 3), default=None, help="Only this level.")
+@click.option("--direction", type=click.Choice(["forward", "backward"]), default=None)
+@click.option("--json", "as_json", is_flag=True, help="One JSON object per task, in a list.")
+def tasks_list(tasks_dir: Path, category: str | None, source: str | None, level: int | None,
+               direction: str | None, as_json: bool) -> None:
     """One line per task: id, category, level, dtypes, shapes."""
+    import json
+
     from kgb.report.terminal import print_task_table
     from kgb.tasks.loader import load_suite
 
-    print_task_table(load_suite(tasks_dir).values())
+    chosen = [t for t in load_suite(tasks_dir).values()
+              if (category is None or t.category.lower() == category.lower())
+              and (source is None or t.source == source)
+              and (level is None or t.level == level)
+              and (direction is None or t.direction == direction)]
+    if as_json:
+        click.echo(json.dumps([{"id": t.id, "category": t.category, "source": t.source,
+                                "level": t.level, "direction": t.direction,
+                                "dtypes": list(t.dtypes), "entry": t.entry,
+                                "signature": t.signature,
+                                "shapes": [s.name for s in t.shapes]}
+                               for t in sorted(chosen, key=lambda t: t.id)], indent=1))
+        return
+    print_task_table(chosen)
+
+
+@tasks.command("prompt")
+@click.argument("task_id")
+@click.option("--tasks", "tasks_dir", type=click.Path(path_type=Path), default=DEFAULT_TASKS)
+def tasks_prompt(task_id: str, tasks_dir: Path) -> None:
+    """What a generator is given for TASK_ID: the spec, the file's rules, a file to start from."""
+    from kgb.tasks.loader import load_suite
+    from kgb.tasks.skeleton import prompt
+    from kgb.tasks.spec import find_task
+
+    click.echo(prompt(find_task(load_suite(tasks_dir), task_id)))
 
 
 @tasks.command("show")
@@ -170,6 +203,26 @@ def tasks_show(task_id: str, tasks_dir: Path) -> None:
     from kgb.tasks.spec import find_task, render_spec
 
     click.echo(render_spec(find_task(load_suite(tasks_dir), task_id)))
+
+
+@cli.command()
+@click.argument("folder", type=click.Path(path_type=Path))
+@click.option("--task", "task_ids", multiple=True, required=True, metavar="ID",
+              help="A task to write a kernel file for (repeatable); `kgb tasks list`.")
+@click.option("--name", default=None, help="The submission's name (default: the folder's).")
+@click.option("--tasks", "tasks_dir", type=click.Path(path_type=Path), default=DEFAULT_TASKS)
+def init(folder: Path, task_ids: tuple[str, ...], name: str | None, tasks_dir: Path) -> None:
+    """Write a skeleton submission in FOLDER: manifest.toml and one kernel file per task."""
+    from kgb.tasks.loader import load_suite
+    from kgb.tasks.skeleton import write_skeleton
+    from kgb.tasks.spec import find_task
+
+    suite = load_suite(tasks_dir)
+    chosen = [find_task(suite, t) for t in dict.fromkeys(task_ids)]
+    written = write_skeleton(folder, chosen, name or folder.resolve().name)
+    for path in written:
+        click.echo(f"wrote {path}")
+    click.echo(f"fill in the kernels, then: kgb verify {folder}  (format: docs/submission.md)")
 
 
 @cli.command()

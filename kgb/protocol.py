@@ -468,6 +468,7 @@ class JobFacts:
     speed_unchecked: tuple[str, ...] = ()  # timing checks that could not run, with why
     compile_s: float = 0.0
     conditions: Conditions | None = None
+    traceback: str | None = None  # the kernel file's frames of the error (crashed/compile_error)
 
 
 @dataclass(frozen=True)

@@ -66,6 +66,12 @@ def load_submission(source: Path, target: Path) -> Submission:
         files = _read_tar(source)
     manifest_text = files.get(MANIFEST)
     if manifest_text is None:
+        nested = sorted(n for n in files if n.endswith("/" + MANIFEST))
+        if nested:  # `tar cf x.tar mine/`: everything one folder down
+            folder = nested[0][: -len(MANIFEST) - 1]
+            raise SubmissionError(f"{source}: {MANIFEST} is inside the folder {quoted(folder)}, "
+                                  f"not at the top level; pack the folder's contents: "
+                                  f"tar -C {quoted(folder)} -cf ARCHIVE . ({DOCS})")
         raise SubmissionError(f"{source}: no {MANIFEST} at the top level; add one ({DOCS})")
     try:
         text = manifest_text.decode("utf-8")

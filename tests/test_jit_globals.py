@@ -108,3 +108,5 @@ def test_what_the_compiler_refuses_is_a_compile_error_at_the_kernels_line(fixtur
     assert says in job["message"] and f"math_addcmul.py:{line}" in job["message"], job["message"]
     kept = (tmp_path / "out" / job["log_dir"] / "out" / "traceback.txt").read_text()
     assert f"line {line}" in kept, kept
+    assert job["traceback"] == kept  # in report.json too
+    assert "kernel file's frames only" in kept and "site-packages" not in kept

@@ -207,6 +207,15 @@ def test_syntax_error_is_compile_error(tmp_path, monkeypatch):
     assert verdict.verdict == "compile_error" and "SyntaxError" in verdict.message
 
 
+def test_syntax_error_is_compile_error_with_the_static_layer_on(tmp_path, monkeypatch):
+    """The static layer sees it first (S100 cannot analyse the file): still a mistake to fix at
+    its line, not an anti-cheat rejection."""
+    verdict, _ = verdict_for(tmp_path, "import torch\n\ndef run(x:\n", monkeypatch,
+                             static=True)
+    assert verdict.verdict == "compile_error" and verdict.rule is None
+    assert "syntax error" in verdict.message and verdict.location.endswith(":3:8"), verdict
+
+
 def test_missing_entry_is_compile_error(tmp_path, monkeypatch):
     verdict, _ = verdict_for(tmp_path, KERNEL + "\ndef forward(x, t1, t2):\n    pass\n",
                              monkeypatch)

@@ -256,3 +256,12 @@ def test_hostile_archive_fixtures_are_refused_by_the_cli(builder, tmp_path):
     assert proc.stderr.count("\n") == 1 and needle in proc.stderr, proc.stderr
     assert "Traceback" not in proc.stderr
     assert not list(tmp_path.rglob("escaped.py"))
+
+
+def test_an_archive_of_the_folder_itself_says_how_to_pack_it(tmp_path):
+    """`tar cf x.tar mine/` puts everything one folder down: the error says how to fix it."""
+    members = [(reg("mine/manifest.toml"), MANIFEST), (reg("mine/kernels/a.py"), b"x = 1\n")]
+    tar = make_tar(tmp_path / "x.tar", members)
+    with pytest.raises(SubmissionError, match=r"inside the folder 'mine'.*tar -C 'mine' -cf "
+                                              r"ARCHIVE \..*docs/submission.md"):
+        load_submission(tar, tmp_path / "out")

@@ -80,7 +80,23 @@ def job_facts(job_dir: Path, out_root: Path, plan: P.PlanRecord, execution: P.Ex
         speedup_eager=speedups(timings, "eager") if counted else None,
         speedup_compile=speedups(timings, "compile") if counted else None,
         timings=timings, speed_unchecked=speed.unchecked if speed else (),
-        compile_s=worker.compile_s if worker else 0.0, conditions=conditions)
+        compile_s=worker.compile_s if worker else 0.0, conditions=conditions,
+        traceback=_traceback(job_dir, verdict))
+
+
+TRACEBACK_CAP = 8000  # characters of the worker's trimmed traceback carried into the report
+
+
+def _traceback(job_dir: Path, verdict: P.VerdictRecord) -> str | None:
+    """The trimmed traceback the worker kept (the kernel file's frames only), for the verdicts
+    a traceback explains. Written by the untrusted worker: text, capped, shown escaped."""
+    if verdict.verdict not in (P.Verdict.CRASHED, P.Verdict.COMPILE_ERROR):
+        return None
+    path = job_dir / P.OUT_DIR / P.TRACEBACK_FILE
+    if not path.is_file() or path.is_symlink():
+        return None
+    with open(path, "rb") as f:
+        return f.read(TRACEBACK_CAP).decode("utf-8", "replace")
 
 
 def speedups(timings: tuple[P.CaseTiming, ...], baseline: str) -> float | None:

@@ -49,6 +49,10 @@ def decide(plan: P.PlanRecord, execution: P.ExecRecord | None, result: Result,
         return P.VerdictRecord(V.MISSING, message="the submission has no kernel for this task")
     if plan.findings:
         first = plan.findings[0]
+        if first.rule == "S100" and first.message.startswith("syntax error"):
+            # Not Python at all: an honest mistake to fix at that line, not a cheat.
+            return P.VerdictRecord(V.COMPILE_ERROR, message=f"{first.message} (the file is not "
+                                   "valid Python)", location=first.location())
         more = len(plan.findings) - 1
         message = first.message + (f" (and {more} more finding{'s' * (more > 1)}: see "
                                    "`findings`)" if more else "")

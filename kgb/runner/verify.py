@@ -47,6 +47,7 @@ class VerifyOptions:
     timing: bool = True  # GPU runs: time the kernels (--timing off: correctness only)
     baselines: str = "all"  # all (PyTorch eager and torch.compile), eager, none
     force: bool = False  # replace a run already in out_dir
+    only_submitted: bool = False  # without `only`: just the tasks the submission has kernels for
 
 
 def _mode_suffix(options: VerifyOptions) -> str:
@@ -122,7 +123,9 @@ def device_peaks(slots: tuple[str, ...]) -> tuple | None:
     return floor_peaks(name), efficiency_peaks(name)
 
 
-def run_verify(options: VerifyOptions, as_json: bool = False, feedback: bool = False) -> dict:
+def run_verify(options: VerifyOptions, as_json: bool = False, feedback: bool = False,
+               quiet: bool = False) -> dict:
+    """The whole run; prints the table (or JSON) unless `quiet` (the Python API)."""
     from kgb.report.terminal import JobProgress, print_report
 
     suite = load_suite(options.tasks_dir)
@@ -152,7 +155,10 @@ def run_verify(options: VerifyOptions, as_json: bool = False, feedback: bool = F
     kind = "cpu" if device == "cpu" else "cuda"
     limits = apply_overrides(Limits(wall_time_s=options.timeout_s or DEFAULT_TIMEOUT_S[kind]),
                              options.limits)
-    jobs = plan_jobs(suite, submission, device, seed, options.only)
+    only = options.only
+    if only is None and options.only_submitted:
+        only = tuple(dict.fromkeys(k.task for k in submission.kernels))
+    jobs = plan_jobs(suite, submission, device, seed, only)
 
     # Everything that holds processes or resources is closed by one ExitStack, whatever fails.
     with contextlib.ExitStack() as stack:
@@ -170,7 +176,7 @@ def run_verify(options: VerifyOptions, as_json: bool = False, feedback: bool = F
                          static=options.static, peaks=device_peaks(slots),
                          timing=options.timing, baselines=options.baselines)
         stack.enter_context(_stop_signals_interrupt())
-        progress = stack.enter_context(JobProgress(len(jobs), quiet=as_json))
+        progress = stack.enter_context(JobProgress(len(jobs), quiet=as_json or quiet))
         outcome = run_all(jobs, slots, ctx, progress, reuse=lambda job: journal.finished(
             out_dir / "jobs" / job.task.id) if before else None)
         header = run_header(seed=seed, devices=slots, sandbox=sandbox, submission=submission,
@@ -193,7 +199,8 @@ def run_verify(options: VerifyOptions, as_json: bool = False, feedback: bool = F
                           f"of {len(jobs)} jobs; {partial}")
     if outcome.failure is not None:
         raise InfraError(f"{outcome.failure.message} ({partial})")
-    print_report(report, as_json=as_json, out_dir=out_dir, feedback=feedback)
+    if not quiet:
+        print_report(report, as_json=as_json, out_dir=out_dir, feedback=feedback)
     return report
 
 

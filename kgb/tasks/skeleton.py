@@ -1,0 +1,100 @@
+"""What a submission's author starts from: `kgb init DIR --task ID ...` writes a manifest and
+one kernel file per task to fill in (docs/submission.md), and `kgb tasks prompt ID` prints what
+a generator is given — the spec, the rules of the file, and the same skeleton as the expected
+answer's shape. A skeleton is deliberately not a kernel: its entry raises until written."""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+from pathlib import Path
+
+from kgb.errors import BadInput
+from kgb.tasks.model import Task
+from kgb.tasks.spec import render_spec
+
+
+def entry_params(signature: str) -> list[str]:
+    """Parameter names of `run(x: Tensor[M, N], eps: float = 1e-6) -> ...`."""
+    m = re.match(r"\s*\w+\s*\((.*)\)\s*(->.*)?$", signature)
+    if not m:
+        return []
+    params, depth, current = [], 0, ""
+    for ch in m.group(1):
+        if ch in "[(":
+            depth += 1
+        elif ch in "])":
+            depth -= 1
+        if ch == "," and depth == 0:
+            params.append(current)
+            current = ""
+        else:
+            current += ch
+    params.append(current)
+    names = [re.split(r"[:=]", p)[0].strip() for p in params]
+    return [n for n in names if n.isidentifier()]
+
+
+def kernel_file(task: Task) -> str:
+    params = entry_params(task.signature)
+    first_line = task.description.strip().splitlines()[0] if task.description.strip() else ""
+    return f'''"""{task.id}: {first_line}
+
+Entry: {task.signature}
+Full spec: `kgb tasks show {task.id}`; file rules: docs/submission.md."""
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _kernel(in_ptr, out_ptr, n_elements, BLOCK: tl.constexpr):
+    # TODO: this block of the task's output, computed from its inputs.
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offsets < n_elements
+    value = tl.load(in_ptr + offsets, mask=mask)
+    tl.store(out_ptr + offsets, value, mask=mask)
+
+
+def {task.entry}({", ".join(params)}):
+    # TODO: allocate the outputs (torch.empty*), launch your kernel(s) with kernel[grid](...),
+    # return the outputs. Only allocation, shape/stride/dtype queries and views on the host.
+    raise NotImplementedError("{task.id}: write the kernel and its launch")
+'''
+
+
+def manifest(name: str, tasks: list[Task]) -> str:
+    lines = ["# A kgb submission (docs/submission.md). `kgb verify THIS_FOLDER` checks it.",
+             "[submission]", f'name = "{name}"', 'generator = "by hand"', 'model = "none"',
+             f'created = "{date.today().isoformat()}"', ""]
+    for task in tasks:
+        lines += ["[[kernels]]", f'task = "{task.id}"', f'file = "{file_name(task)}"', ""]
+    return "\n".join(lines)
+
+
+def file_name(task: Task) -> str:
+    return f"kernels/{task.id.replace('.', '_')}.py"
+
+
+def write_skeleton(folder: Path, tasks: list[Task], name: str) -> list[Path]:
+    """The manifest and one kernel file per task; refuses to overwrite anything."""
+    targets = [folder / "manifest.toml"] + [folder / file_name(t) for t in tasks]
+    existing = [p for p in targets if p.exists()]
+    if existing:
+        raise BadInput(f"{existing[0]} already exists; `kgb init` never overwrites: choose "
+                       f"another folder")
+    (folder / "kernels").mkdir(parents=True, exist_ok=True)
+    (folder / "manifest.toml").write_text(manifest(name, tasks))
+    for task in tasks:
+        (folder / file_name(task)).write_text(kernel_file(task))
+    return targets
+
+
+def prompt(task: Task) -> str:
+    """What a generator is given for one task."""
+    return (render_spec(task) + "\n## Answer format\n"
+            "One Python file defining the entry function; it may import torch, triton, "
+            "triton.language and math (plus itertools, collections, enum, functools, typing, "
+            "dataclasses). No file, network, process, thread or stream machinery; no changes to "
+            "modules or classes it did not define. Start from this file:\n\n```python\n"
+            + kernel_file(task) + "```\n")
