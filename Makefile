@@ -8,7 +8,7 @@ TORCH_PIN ?= torch==2.13.0
 TRITON_PIN ?= triton==3.9.0
 OUT ?= out
 
-.PHONY: venv demo demo-broken test lint clean sandboxes
+.PHONY: venv demo demo-broken test lint clean sandboxes suite-check
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -34,6 +34,11 @@ sandboxes: venv
 
 test: venv
 	$(PY) -m pytest -q
+
+# Every task's solution through the whole pipeline, every CPU shape (hours on 2 cores; CI runs
+# the tiny shapes in `make test`). On a GPU machine: kgb suite check --device cuda.
+suite-check: venv
+	$(VENV)/bin/kgb suite check --device cpu --jobs 2 --out $(OUT)/suite --force
 
 # ruff (style, bugs) and mypy (types) over kgb/, configured in pyproject.toml; CI runs it.
 lint: venv

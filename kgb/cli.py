@@ -205,6 +205,43 @@ def tasks_show(task_id: str, tasks_dir: Path) -> None:
     click.echo(render_spec(find_task(load_suite(tasks_dir), task_id)))
 
 
+@cli.group()
+def suite() -> None:
+    """Check the task suite itself on this machine."""
+
+
+@suite.command("check")
+@click.option("--tasks", "tasks_dir", type=click.Path(path_type=Path), default=DEFAULT_TASKS)
+@click.option("--out", "out_dir", type=click.Path(path_type=Path), default=Path("out/suite"),
+              show_default=True)
+@click.option("--device", type=click.Choice(["cpu", "cuda", "auto"]), default="auto",
+              show_default=True)
+@click.option("--sandbox", "sandbox_name", default="auto", show_default=True,
+              type=click.Choice(["auto", "docker", "bwrap", "process"]))
+@click.option("--only", default=None, help="Comma-separated task ids (default: every task).")
+@click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True)
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=None)
+@click.option("--force", is_flag=True, help="Replace an earlier check in --out.")
+@click.pass_context
+def suite_check(ctx: click.Context, tasks_dir: Path, out_dir: Path, device: str,
+                sandbox_name: str, only: str | None, jobs: int, timeout: float | None,
+                force: bool) -> None:
+    """Every task's own solution through the whole pipeline: the hardware adaptation check.
+    Writes OUT/adaptation.md; exits 1 when a solution does not pass here."""
+    from kgb.suite.check import run_suite_check
+
+    chosen = tuple(t.strip() for t in only.split(",") if t.strip()) if only else None
+    report = run_suite_check(tasks_dir, out_dir, device=device, sandbox=sandbox_name,
+                             only=chosen, jobs=jobs, timeout_s=timeout, force=force)
+    failed = [j["task"] for j in report["jobs"] if j["verdict"] != "passed"]
+    rates = report["summary"]["rates"]
+    click.echo(f"{rates['correct']} of {rates['tasks']} solutions passed on "
+               f"{report['environment'].get('device_name')}; table: {out_dir / 'adaptation.md'}")
+    for task in failed[:20]:
+        click.echo(f"  not passed: {task}")
+    ctx.exit(ExitCode.FINDINGS if failed else ExitCode.OK)
+
+
 @cli.command()
 @click.argument("folder", type=click.Path(path_type=Path))
 @click.option("--task", "task_ids", multiple=True, required=True, metavar="ID",

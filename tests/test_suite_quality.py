@@ -71,3 +71,19 @@ def test_a_reference_that_widens_needs_a_baseline_that_never_uses_float64(tmp_pa
     reference.write_text(text)
     proc = _quality(str(folder))
     assert proc.returncode == 0, proc.stdout
+
+
+def test_suite_check_runs_every_solution_and_names_the_ones_that_fail(tmp_path):
+    """`kgb suite check`: the vendor's adaptation check, through the whole pipeline."""
+    from conftest import run_kgb, trimmed_suite
+
+    suite = trimmed_suite(tmp_path / "suite", ["math.addcmul", "activation.relu"], shapes=1)
+    solution = next(suite.glob("*/relu/solution.py"))
+    solution.write_text(solution.read_text().replace("tl.where(x > 0.0, x, 0.0)", "tl.where(x > 0.5, x, 0.0)"))
+    done = run_kgb("suite", "check", "--tasks", suite, "--device", "cpu", "--sandbox",
+                   "process", "--out", tmp_path / "out", "--jobs", "2")
+    assert done.returncode == 1, done.stderr[-2000:]
+    assert "1 of 2 solutions passed" in done.stdout and "not passed: activation.relu" in done.stdout
+    table = (tmp_path / "out" / "adaptation.md").read_text()
+    assert "| math.addcmul | yes | passed |" in table
+    assert "| activation.relu | yes | incorrect |" in table
