@@ -7,3 +7,7 @@ def reference(x, w, b):
     # (torch.backends.cudnn.allow_tf32), which would make the target itself ~1e-3 off; the
     # float64 result rounded once is the exact answer for every dtype.
     return F.conv2d(x.double(), w.double(), b.double(), stride=1, padding=1).to(x.dtype)
+
+
+def baseline(x, w, b):
+    return F.conv2d(x, w, b, stride=1, padding=1)

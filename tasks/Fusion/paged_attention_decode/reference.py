@@ -1,4 +1,5 @@
 import torch
+import torch.nn.functional as F
 
 
 def reference(q, k_cache, v_cache, block_tables, context_lens, scale):
@@ -17,3 +18,17 @@ def reference(q, k_cache, v_cache, block_tables, context_lens, scale):
         s = torch.einsum("hd,thd->ht", q[b].double(), k) * scale
         out[b] = torch.einsum("ht,thd->hd", torch.softmax(s, dim=-1), v).to(q.dtype)
     return out
+
+
+def baseline(q, k_cache, v_cache, block_tables, context_lens, scale):
+    B, H, D = q.shape
+    NB, BS, HKV, _ = k_cache.shape
+    t = torch.arange(block_tables.shape[1] * BS, device=q.device)
+    slots = block_tables.long()[:, t // BS] * BS + t % BS  # [B, MAXB * BS]
+    k = k_cache.view(NB * BS, HKV, D)[slots].transpose(1, 2)  # [B, HKV, L, D]
+    v = v_cache.view(NB * BS, HKV, D)[slots].transpose(1, 2)
+    valid = t[None, :] < context_lens[:, None]
+    # the query heads of one kv head as the query rows of one attention: no k/v copy per head
+    out = F.scaled_dot_product_attention(q.view(B, HKV, H // HKV, D), k, v,
+                                         attn_mask=valid[:, None, None, :], scale=scale)
+    return out.reshape(B, H, D)

@@ -1,4 +1,5 @@
 import torch
+import torch.nn.functional as F
 
 
 def reference(q, k, v, scale):
@@ -7,3 +8,7 @@ def reference(q, k, v, scale):
         s = (q[b].double() @ k[b].double().transpose(-1, -2)) * scale
         out[b] = (torch.softmax(s, dim=-1) @ v[b].double()).to(q.dtype)
     return out
+
+
+def baseline(q, k, v, scale):
+    return F.scaled_dot_product_attention(q, k, v, scale=scale)

@@ -1,4 +1,5 @@
 import torch
+import torch.nn.functional as F
 
 
 def reference(q, k, v, scale):
@@ -13,3 +14,7 @@ def reference(q, k, v, scale):
             p = torch.softmax(s.masked_fill(future, float("-inf")), dim=-1)
             out[b, h0:h1] = (p @ v[b, h0:h1].double()).to(q.dtype)
     return out
+
+
+def baseline(q, k, v, scale):
+    return F.scaled_dot_product_attention(q, k, v, is_causal=True, scale=scale)

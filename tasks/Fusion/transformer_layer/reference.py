@@ -26,3 +26,15 @@ def reference(x, attn_norm_w, w_qkv, w_o, mlp_norm_w, w_gate, w_up, w_down, n_he
     hn = _rms(h, mlp_norm_w).double()
     hidden = (F.silu(hn @ w_gate.double().T) * (hn @ w_up.double().T)).to(dt)
     return (h.double() + hidden.double() @ w_down.double().T).to(dt)
+
+
+def baseline(x, attn_norm_w, w_qkv, w_o, mlp_norm_w, w_gate, w_up, w_down, n_heads):
+    B, S, DM = x.shape
+    D = DM // n_heads
+    xn = F.rms_norm(x, (DM,), attn_norm_w, eps=1e-6)
+    q, k, v = (t.view(B, S, n_heads, D).transpose(1, 2)
+               for t in F.linear(xn, w_qkv).split(DM, dim=-1))
+    a = F.scaled_dot_product_attention(q, k, v, is_causal=True, scale=D ** -0.5)
+    h = x + F.linear(a.transpose(1, 2).reshape(B, S, DM), w_o)
+    hn = F.rms_norm(h, (DM,), mlp_norm_w, eps=1e-6)
+    return h + F.linear(F.silu(F.linear(hn, w_gate)) * F.linear(hn, w_up), w_down)

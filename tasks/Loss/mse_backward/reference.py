@@ -8,3 +8,7 @@ def reference(input, target, grad_out):
         loss = F.mse_loss(x, target.double())
         (g,) = torch.autograd.grad(loss, (x,), grad_out.double())
     return g.to(input.dtype)
+
+
+def baseline(input, target, grad_out):
+    return (input - target) * (2 * grad_out / input.numel())

@@ -8,3 +8,7 @@ def reference(input, target, beta, grad_out):
         loss = F.smooth_l1_loss(x, target.double(), beta=beta)
         (g,) = torch.autograd.grad(loss, (x,), grad_out.double())
     return g.to(input.dtype)
+
+
+def baseline(input, target, beta, grad_out):
+    return torch.clamp((input - target) / beta, -1, 1) * (grad_out / input.numel())

@@ -1,4 +1,5 @@
 import torch
+import torch.nn.functional as F
 
 EPS = 1e-6
 
@@ -8,3 +9,8 @@ def reference(x, residual, weight):
     hf = h.float()
     inv_rms = torch.rsqrt(hf.pow(2).mean(dim=-1, keepdim=True) + EPS)
     return ((hf * inv_rms * weight.float()).to(x.dtype), h)
+
+
+def baseline(x, residual, weight):
+    h = x + residual
+    return (F.rms_norm(h, (h.shape[-1],), weight, eps=EPS), h)

@@ -8,3 +8,10 @@ def reference(x):
     q = torch.round(xf / safe).clamp(-127, 127)
     q = torch.where(scale > 0, q, torch.zeros_like(q))
     return (q.to(torch.int8), scale)
+
+
+def baseline(x):
+    # the float32 scale is the task's output; x / scale promotes to float32 inside the kernel
+    scale = x.abs().amax(dim=-1, keepdim=True).float() / 127.0
+    q = torch.round(x / torch.where(scale > 0, scale, 1.0)).clamp_(-127, 127)
+    return (q.to(torch.int8), scale)

@@ -8,3 +8,9 @@ def reference(x, grad_out):
         y = F.interpolate(xd, scale_factor=2, mode="nearest")
         (gx,) = torch.autograd.grad(y, xd, grad_out.double())
     return gx.to(x.dtype)
+
+
+def baseline(x, grad_out):
+    # What autograd runs for F.interpolate(x, scale_factor=2, mode="nearest")'s backward.
+    return torch.ops.aten.upsample_nearest2d_backward(grad_out, list(grad_out.shape[2:]),
+                                                      list(x.shape), 2.0, 2.0)
