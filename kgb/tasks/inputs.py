@@ -54,3 +54,19 @@ def with_outliers(t: torch.Tensor, gen: torch.Generator, scale: float = OUTLIER_
 def maybe_outliers(t: torch.Tensor, gen: torch.Generator, mode: str,
                    scale: float = OUTLIER_SCALE) -> torch.Tensor:
     return with_outliers(t, gen, scale) if mode == "outlier" else t
+
+
+def build_module(cls, init_inputs, seed: int, device: str):
+    """An nn.Module built as KernelBench builds Model and ModelNew: the global RNG seeded with
+    `seed`, then `cls(*init_inputs())` on the CPU (so both sides draw the same parameters
+    whatever the device), then moved to `device`. Used by imported KernelBench tasks' inputs.py
+    on both sides of the trust boundary, so the reference's Model and the candidate's ModelNew
+    go through the very same steps. Parameters do not require grad: both sides only run
+    forward, and no autograd graph is built around the candidate's outputs."""
+    with torch.random.fork_rng(devices=[]), torch.no_grad():  # leave the global RNG as it was
+        torch.manual_seed(seed)
+        module = cls(*init_inputs())
+    module = module.to(device)
+    for parameter in module.parameters():
+        parameter.requires_grad_(False)
+    return module

@@ -56,11 +56,24 @@ def _kernel(in_ptr, out_ptr, n_elements, BLOCK: tl.constexpr):
     tl.store(out_ptr + offsets, value, mask=mask)
 
 
-def {task.entry}({", ".join(params)}):
-    # TODO: allocate the outputs (torch.empty*), launch your kernel(s) with kernel[grid](...),
-    # return the outputs. Only allocation, shape/stride/dtype queries and views on the host.
-    raise NotImplementedError("{task.id}: write the kernel and its launch")
-'''
+{_entry(task, params)}'''
+
+
+def _entry(task: Task, params: list[str]) -> str:
+    todo = ("    # TODO: allocate the outputs (torch.empty*), launch your kernel(s) with "
+            "kernel[grid](...),\n    # return the outputs. Only allocation, shape/stride/dtype "
+            "queries and views on the host.\n")
+    if task.source == "kernelbench" and task.entry == "ModelNew":  # docs/submission.md
+        init, _, forward = task.signature.partition("; forward(")
+        init_args = init.partition("__init__(")[2].rstrip(")")
+        return (f"class ModelNew(torch.nn.Module):\n    def __init__({init_args}):\n"
+                f"        super().__init__()\n        # TODO: the Model's parameters, made as "
+                f"the Model makes them (same order, same initialisers).\n\n"
+                f"    def forward({forward.rstrip(')')}):\n" + todo.replace("    #", "        #")
+                + f'        raise NotImplementedError("{task.id}: write the kernel and its '
+                f'launch")\n')
+    return (f"def {task.entry}({', '.join(params)}):\n" + todo +
+            f'    raise NotImplementedError("{task.id}: write the kernel and its launch")\n')
 
 
 def manifest(name: str, tasks: list[Task]) -> str:

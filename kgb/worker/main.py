@@ -125,6 +125,19 @@ def _run(spec: P.JobSpec, progress: _Progress) -> None:
             progress.error = uses[0].message(Path(spec.kernel_path).name)
             progress.error_kind = P.ErrorKind.COMPILE
             return
+    # An imported KernelBench task (docs/tasks.md): the entry is the class ModelNew, built
+    # once by the task's own inputs.py exactly as the judge builds the reference's Model (same
+    # seed, same init inputs); its instance is then called like any entry function. Built
+    # before any case, outside the dispatch trace: __init__ makes parameters, not answers.
+    build_model = getattr(task_inputs, "build_model", None)
+    if isinstance(entry, type) and callable(build_model):
+        try:
+            entry = build_model(entry, spec.device)
+        except BaseException as exc:
+            progress.error = "building ModelNew failed: " + describe(exc, spec.kernel_path)
+            progress.error_kind = error_kind(exc, spec.kernel_path)
+            _keep_traceback(spec, progress, exc)
+            return
 
     progress.stage = "cases"
     sync: Callable[[], None] = (torch.cuda.synchronize if spec.device.startswith("cuda")

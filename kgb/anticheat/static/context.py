@@ -101,6 +101,13 @@ class Analysis:
     def in_kernel(self, owner: int | None) -> bool:
         return owner is not None and owner in self.kernel_code
 
+    def in_constructor(self, owner: int | None) -> bool:
+        """`owner` is the __init__ of a class of this file (where modules build parameters)."""
+        if owner is None:
+            return False
+        func = self.model.funcs[owner]
+        return func.name == "__init__" and func.class_id is not None
+
     # -- indexes -------------------------------------------------------------------------------
 
     @cached_property

@@ -62,6 +62,26 @@ TORCH_GLUE = TORCH_ALLOCATORS | TORCH_VIEWS | frozenset(
 TORCH_GLUE_PREFIXES = tuple(f"torch.{d}." for d in _DTYPES) + (
     "torch.version.", "torch.types.", "torch.Size.", "torch.finfo.", "torch.iinfo.")
 
+# Building parameters in a class's __init__ is not compute on the inputs: a KernelBench
+# ModelNew mirrors its Model's nn.Linear / nn.Conv2d / nn.init / torch.randn calls so that the
+# same seed gives it the same weights (docs/tasks.md, "KernelBench problems"). Allowed there
+# only; calling a submodule in forward stays compute (the layer-2 dispatch trace sees its ops).
+PARAMETER_RANDOM = frozenset(f"torch.{n}" for n in ("randn", "rand", "randint", "randperm",
+                                                     "normal"))
+PARAMETER_FILL_METHODS = frozenset({"normal_", "uniform_", "random_", "bernoulli_",
+                                    "exponential_", "geometric_", "cauchy_", "log_normal_"})
+
+
+def builds_parameters(qname: str) -> bool:
+    """torch.nn module classes (nn.Linear, nn.modules.conv.Conv2d), torch.nn.init and the
+    random factories: what a module's __init__ calls to make its parameters."""
+    if qname.startswith("torch.nn.init.") or qname in PARAMETER_RANDOM:
+        return True
+    parts = qname.split(".")
+    return len(parts) >= 3 and parts[:2] == ["torch", "nn"] and parts[2] != "functional" \
+        and parts[-1][:1].isupper()
+
+
 # --- Triton on the host ------------------------------------------------------------------------
 
 TRITON_ALLOWED = frozenset({

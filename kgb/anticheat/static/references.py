@@ -19,9 +19,11 @@ from kgb.anticheat.static.policy import (
     KERNEL_PYTHON_ATTRS,
     MODULE_ATTRS,
     NON_TENSOR_ATTRS,
+    PARAMETER_FILL_METHODS,
     TENSOR_BUILTINS,
     TORCH_ALLOCATORS,
     TORCH_VIEWS,
+    builds_parameters,
     classify,
     classify_attr,
     torch_allowed,
@@ -123,6 +125,8 @@ def _judge(a: Analysis, hits: list[Hit], qname: str, node: cst.CSTNode, spelled:
             hits.append(Hit(R.INTROSPECTION, node, f"{qname}{alias} used as a value"))
         return
     rule = classify(qname, a.category)
+    if rule is R.TORCH_COMPUTE and builds_parameters(qname) and a.in_constructor(site.owner):
+        return  # a module's __init__ making its parameters (policy.builds_parameters)
     if rule is not None:
         where = " inside a @triton.jit body" if a.in_kernel(site.owner) else ""
         hits.append(Hit(rule, node, f"{qname}{alias} is {NOUNS[rule.id]}{where}"))
@@ -180,6 +184,8 @@ def _judge_attr(a: Analysis, hits: list[Hit], node: cst.CSTNode, attr: str,
         hits.append(Hit(R.TASK_FORBIDDEN, node,
                         f"`.{attr}` is forbidden by this task (forbid: {entry!r})"))
     rule = classify_attr(attr, a.category)
+    if attr in PARAMETER_FILL_METHODS and a.in_constructor(site.owner):
+        return  # `self.weight.data.uniform_(-b, b)` in __init__: initialising a parameter
     if rule is not None and _maybe_tensor(a, receiver, attr, site):
         hits.append(Hit(rule, node, f"`{spelled}.{attr}` is {NOUNS[rule.id]} on the host"))
 

@@ -1,0 +1,180 @@
+"""KernelBench compatibility (docs/tasks.md, "KernelBench problems"): problem files become
+tasks, and kernel files defining `class ModelNew` are verified by the ordinary pipeline. The
+problem files under tests/fixtures/kernelbench are written for these tests in KernelBench's
+style; the ModelNew answers are under tests/fixtures/kernelbench_modelnew."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+import torch
+
+from conftest import ROOT, run_kgb, write_submission
+from kgb.anticheat.static import analyze
+from kgb.tasks.casegen import load_module
+from kgb.tasks.kernelbench import import_problem, import_problems
+from kgb.tasks.kernelbench.parse import ProblemError
+from kgb.tasks.loader import load_suite
+
+PROBLEMS = ROOT / "tests" / "fixtures" / "kernelbench"
+ANSWERS = ROOT / "tests" / "fixtures" / "kernelbench_modelnew"
+RELU, LINEAR, SOFTMAX = ("activation.kb_1_relu", "matrix_multiply.kb_2_linear_bias",
+                         "normalization.kb_3_row_softmax")
+LINEAR_AGAIN = "matrix_multiply.kb_5_linear_bias_again"
+
+
+@pytest.fixture(scope="module")
+def imported(tmp_path_factory) -> Path:
+    """The fixture problems (plus a copy of the Linear one under another name) imported once."""
+    problems = tmp_path_factory.mktemp("problems")
+    for path in PROBLEMS.glob("*.py"):
+        shutil.copy(path, problems / path.name)
+    shutil.copy(PROBLEMS / "2_Linear_bias.py", problems / "5_Linear_bias_again.py")
+    out = tmp_path_factory.mktemp("tasks")
+    report = import_problems(problems, out)
+    assert len(report.failed) == 1, report.failed
+    return out
+
+
+def test_good_files_become_loadable_tasks_and_the_bad_one_is_reported(imported):
+    suite = load_suite(imported)
+    assert set(suite) == {RELU, LINEAR, SOFTMAX, LINEAR_AGAIN}
+    relu = suite[RELU]
+    assert (relu.entry, relu.source, relu.dtypes, relu.compare) == (
+        "ModelNew", "kernelbench", ("float32",), "allclose")
+    assert [(s.name, s.as_dict()) for s in relu.shapes] == [
+        ("given", {"batch_size": 16, "dim": 1000}), ("tiny", {"batch_size": 5, "dim": 7}),
+        ("odd", {"batch_size": 16, "dim": 29})]
+    assert "non-pow2" in relu.shapes[1].tags and relu.modes == ("standard", "outlier")
+    # in_features builds the Model (get_init_inputs): it is never scaled; batch_size is.
+    linear = suite[LINEAR]
+    assert [s.as_dict() for s in linear.shapes] == [
+        {"batch_size": 24, "in_features": 48}, {"batch_size": 5, "in_features": 48}]
+    tol = linear.tolerance_for("float32")
+    assert (tol.atol, tol.rtol, tol.rel_l2) == (1e-2, 1e-2, 1e-3)
+    assert "in_features: int, out_features: int" in linear.signature
+    assert "class Model(nn.Module)" in linear.description  # the problem, as KernelBench shows it
+
+
+def test_inputs_py_holds_no_model_and_draws_from_the_case_generator(imported):
+    folder = imported / "MatrixMultiply" / "kb_2_linear_bias"
+    text = (folder / "inputs.py").read_text()
+    assert "class Model" not in text and "generator=gen" in text
+    inputs = load_module(folder / "inputs.py", "kb_test_inputs")
+    gen = torch.Generator().manual_seed(3)
+    (x,) = inputs.make_inputs({"batch_size": 4, "in_features": 48}, "float32", gen, "standard")
+    assert x.shape == (4, 48)
+    again = inputs.make_inputs({"batch_size": 4, "in_features": 48}, "float32",
+                               torch.Generator().manual_seed(3), "standard")[0]
+    assert torch.equal(x, again)
+
+
+def test_model_and_modelnew_are_built_with_the_same_parameters(imported):
+    folder = imported / "MatrixMultiply" / "kb_2_linear_bias"
+    reference = load_module(folder / "reference.py", "kb_test_reference")
+    inputs = load_module(folder / "inputs.py", "kb_test_inputs2")
+    answer = load_module(ANSWERS / "linear_honest.py", "kb_test_answer")
+    model = inputs.build_model(reference.Model, "cpu")
+    new = inputs.build_model(answer.ModelNew, "cpu")
+    assert torch.equal(model.linear.weight, new.linear.weight)
+    assert torch.equal(model.linear.bias, new.linear.bias)
+    assert not model.linear.weight.requires_grad
+
+
+@pytest.mark.parametrize("text, says", [
+    ("def get_inputs(:\n", "is not valid Python (line 1)"),
+    ("import torch\nclass Model(torch.nn.Module):\n    def forward(self, x):\n        return x\n"
+     "def get_init_inputs():\n    return []\n", "defines no get_inputs()"),
+    ("import torch\nimport numpy as np\nclass Model(torch.nn.Module):\n"
+     "    def forward(self, x):\n        return x\n"
+     "def get_inputs():\n    return [torch.from_numpy(np.ones(3))]\n"
+     "def get_init_inputs():\n    return []\n", "uses 'np'"),
+])
+def test_bad_problem_files_give_one_line_naming_the_file(tmp_path, text, says):
+    path = tmp_path / "9_Bad.py"
+    path.write_text(text)
+    with pytest.raises(ProblemError) as caught:
+        import_problem(path, tmp_path / "out", None, None)
+    message = caught.value.message
+    assert message.startswith("'9_Bad.py': ") and says in message and "\n" not in message
+
+
+def test_a_model_that_fails_when_run_is_reported_not_imported(tmp_path):
+    path = tmp_path / "8_Broken.py"
+    path.write_text("import torch\nclass Model(torch.nn.Module):\n    def forward(self, x):\n"
+                    "        return x @ x\nn = 6\nm = 5\ndef get_inputs():\n"
+                    "    return [torch.randn(n, m)]\ndef get_init_inputs():\n    return []\n")
+    with pytest.raises(ProblemError, match=r"^'8_Broken.py': .*fails: RuntimeError"):
+        import_problem(path, tmp_path / "out", None, None)
+    assert not list((tmp_path / "out").rglob("task.toml"))
+
+
+def test_the_cli_imports_the_good_files_and_names_the_bad_one(tmp_path):
+    done = run_kgb("tasks", "import-kernelbench", PROBLEMS, "--out", tmp_path / "tasks")
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr
+    [bad] = [line for line in done.stderr.splitlines() if line.startswith("kgb: ")]
+    assert "4_Malformed.py" in bad and "class Model" in bad
+    assert set(load_suite(tmp_path / "tasks")) == {RELU, LINEAR, SOFTMAX}
+
+
+def test_the_static_layer_reads_modelnew_forward_and_allows_parameters_in_init():
+    def rules(name: str) -> list[str]:
+        path = ANSWERS / name
+        return [f.rule for f in analyze(path.read_text(), str(path), "ModelNew")]
+
+    for honest in ("relu_honest.py", "linear_honest.py", "softmax_honest.py",
+                   "linear_zero_init.py"):
+        assert rules(honest) == [], honest
+    assert rules("relu_cheat_torch.py") == ["S110"]
+    assert rules("linear_cheat_functional.py") == ["S110"]
+    # A module built outside __init__ is compute again.
+    source = (ANSWERS / "linear_honest.py").read_text().replace(
+        "        x = x.contiguous()\n", "        x = nn.Linear(4, 4)(x)\n", 1)
+    assert "S110" in [f.rule for f in analyze(source, "f.py", "ModelNew")]
+
+
+@pytest.mark.slow
+def test_modelnew_kernels_are_verified_end_to_end(imported, tmp_path):
+    honest = write_submission(tmp_path / "honest", {
+        RELU: (ANSWERS / "relu_honest.py").read_text(),
+        LINEAR: (ANSWERS / "linear_honest.py").read_text(),
+        SOFTMAX: (ANSWERS / "softmax_honest.py").read_text()})
+    cheats = write_submission(tmp_path / "cheats", {
+        RELU: (ANSWERS / "relu_cheat_torch.py").read_text(),
+        LINEAR: (ANSWERS / "linear_zero_init.py").read_text(),
+        LINEAR_AGAIN: (ANSWERS / "linear_cheat_submodule.py").read_text()})
+    verdicts = {}
+    for name, sub, only in (("honest", honest, f"{RELU},{LINEAR},{SOFTMAX}"),
+                            ("cheats", cheats, f"{RELU},{LINEAR},{LINEAR_AGAIN}")):
+        out = tmp_path / f"out-{name}"
+        done = run_kgb("verify", sub, "--tasks", imported, "--device", "cpu", "--sandbox",
+                       "process", "--jobs", "2", "--only", only, "--json", "--out", out,
+                       timeout=300)
+        assert done.returncode == 0, done.stderr
+        for job in json.loads((out / "report.json").read_text())["jobs"]:
+            verdicts[name, job["task"]] = (job["verdict"], job["rule"])
+    assert verdicts["honest", RELU] == ("passed", None)
+    assert verdicts["honest", LINEAR] == ("passed", None)
+    assert verdicts["honest", SOFTMAX] == ("passed", None)
+    assert verdicts["cheats", RELU] == ("rejected", "S110")  # torch.relu in forward
+    assert verdicts["cheats", LINEAR] == ("incorrect", None)  # weights re-initialised
+    # Calling the nn.Linear submodule in forward hides from the static layer; the dispatch
+    # trace of layer 2 sees its addmm.
+    assert verdicts["cheats", LINEAR_AGAIN] == ("rejected", "D206")
+
+
+def test_the_skeleton_of_an_imported_task_is_a_modelnew_class(imported):
+    import ast
+
+    from kgb.tasks.skeleton import kernel_file
+
+    text = kernel_file(load_suite(imported)[LINEAR])
+    tree = ast.parse(text)
+    [klass] = [n for n in tree.body if isinstance(n, ast.ClassDef)]
+    init = next(n for n in klass.body if isinstance(n, ast.FunctionDef))
+    assert klass.name == "ModelNew" and [a.arg for a in init.args.args] == [
+        "self", "in_features", "out_features"]
