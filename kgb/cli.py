@@ -118,20 +118,33 @@ def _check_gates(report: dict, gates: dict[str, float] | None) -> None:
 
 @cli.command()
 @click.argument("out_dir", type=click.Path(path_type=Path), default=Path("out"))
-@click.option("--json", "as_json", is_flag=True, help="Print report.json instead of a table.")
+@click.option("--format", "fmt", type=click.Choice(["table", "json", "md", "html"]),
+              default=None, help="table (default), json (report.json), md (report.md) or html "
+                                 "(report.html: one self-contained file with charts).")
+@click.option("--output", "output", type=click.Path(path_type=Path), default=None,
+              help="Write the json, md or html rendering to this file instead of stdout.")
+@click.option("--json", "as_json", is_flag=True, help="Same as --format json.")
 @click.option("--regrade", is_flag=True,
               help="Recompute every verdict from the saved job folders (nothing is run) and "
-                   "rewrite OUT_DIR/report.json.")
+                   "rewrite OUT_DIR/report.json, report.md and report.html.")
 @click.option("--feedback", "show_feedback", is_flag=True,
               help="After the table, print each job's feedback.")
 @click.option("--fail-under", "fail_under", default=None, metavar="NAME=VALUE,...",
               help="Exit 4 when a rate of the run is below its threshold (as in verify).")
-def report(out_dir: Path, as_json: bool, regrade: bool, show_feedback: bool,
-           fail_under: str | None) -> None:
-    """Show the report of a finished or stopped run from OUT_DIR/report.json."""
+def report(out_dir: Path, fmt: str | None, output: Path | None, as_json: bool, regrade: bool,
+           show_feedback: bool, fail_under: str | None) -> None:
+    """Show the report of a finished or stopped run from OUT_DIR/report.json (a run folder or
+    the file), re-rendered without running anything."""
     from kgb.report.json_report import read_report
     from kgb.report.terminal import print_report
 
+    if as_json and fmt not in (None, "json"):
+        raise click.BadParameter(f"--json and --format {fmt} disagree; give one",
+                                 param_hint="--json")
+    fmt = "json" if as_json else (fmt or "table")
+    if output is not None and fmt == "table":
+        raise click.BadParameter("the table is for the terminal; --output takes --format "
+                                 "json, md or html", param_hint="--output")
     gates = _gates(fail_under)
     if regrade:
         from kgb.runner.regrade import regrade as run_regrade
@@ -142,8 +155,57 @@ def report(out_dir: Path, as_json: bool, regrade: bool, show_feedback: bool,
                    (f": {', '.join(changed[:10])}" if changed else ""), err=True)
     else:
         data = read_report(out_dir)
-    print_report(data, as_json=as_json, out_dir=out_dir, feedback=show_feedback)
+    if fmt == "table":
+        print_report(data, out_dir=out_dir, feedback=show_feedback)
+    else:
+        _emit(_render(data, fmt), output)
     _check_gates(data, gates)
+
+
+def _render(data: dict, fmt: str) -> str:
+    if fmt == "md":
+        from kgb.report.markdown import render_markdown
+
+        return render_markdown(data)
+    if fmt == "html":
+        from kgb.report.html import render_html
+
+        return render_html(data)
+    import json
+
+    return json.dumps(data, indent=1, default=str) + "\n"
+
+
+def _emit(text: str, output: Path | None) -> None:
+    """`text` to stdout, or to `output` (an unwritable path is bad input, one line)."""
+    if output is None:
+        click.echo(text, nl=False)
+        return
+    from kgb.errors import BadInput
+    from kgb.jsonfiles import write_text_atomic
+
+    try:
+        write_text_atomic(output, text)
+    except OSError as exc:
+        raise BadInput(f"--output {output}: cannot write ({exc.strerror})") from None
+    click.echo(f"wrote {output}", err=True)
+
+
+@cli.command()
+@click.argument("runs", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Print the comparison as JSON.")
+def compare(runs: tuple[Path, ...], as_json: bool) -> None:
+    """Runs of one submission on different hardware side by side: each RUN (a report.json or a
+    `kgb verify --out` folder) is a column of verdicts and speedups over eager; P_hw per task is
+    the share of timed runs where the kernel is correct and at least 0.8x eager. Exit 2 when a
+    RUN is missing or not a kgb report."""
+    from kgb.report.compare import compare_paths, print_comparison, to_json
+
+    comparison = compare_paths(runs)
+    if as_json:
+        click.echo(to_json(comparison))
+    else:
+        print_comparison(comparison)
 
 
 @cli.group()
@@ -203,6 +265,33 @@ def tasks_show(task_id: str, tasks_dir: Path) -> None:
     from kgb.tasks.spec import find_task, render_spec
 
     click.echo(render_spec(find_task(load_suite(tasks_dir), task_id)))
+
+
+@tasks.command("import-kernelbench")
+@click.argument("source", type=click.Path(path_type=Path))
+@click.option("--out", "out_dir", type=click.Path(path_type=Path),
+              default=Path("tasks-kernelbench"),
+              show_default=True, help="Task folder to write into (then: --tasks OUT).")
+@click.option("--category", default=None,
+              help="Category of every imported task (default: guessed from each file name).")
+@click.option("--level", type=click.IntRange(1, 3), default=None,
+              help="Level of every imported task (default: from a levelN folder, else 1).")
+@click.pass_context
+def tasks_import_kernelbench(ctx: click.Context, source: Path, out_dir: Path,
+                             category: str | None, level: int | None) -> None:
+    """Turn KernelBench problem files (SOURCE: a file or a folder) into kgb tasks answered by
+    a `class ModelNew` kernel file (docs/tasks.md, "KernelBench problems"). Bad files are
+    reported one line each (exit 2); the others are imported."""
+    from kgb.tasks.kernelbench import import_problems
+
+    done = import_problems(source, out_dir, category, level)
+    for task_id, folder in done.imported:
+        click.echo(f"{task_id}  {folder}")
+    for line in done.failed:
+        click.echo(f"kgb: {line}", err=True)
+    click.echo(f"{len(done.imported)} imported, {len(done.failed)} failed; verify with "
+               f"`kgb verify SUBMISSION --tasks {out_dir}`", err=True)
+    ctx.exit(ExitCode.BAD_INPUT if done.failed else ExitCode.OK)
 
 
 @cli.group()

@@ -19,8 +19,13 @@ from kgb.errors import BadInput
 def write_json_atomic(path: Path, data: Any, indent: int | None = None) -> Path:
     """Write `data` as JSON so that a reader sees the old file or the whole new one, never a
     half-written one (a temporary file in the same folder, then an atomic rename)."""
+    return write_text_atomic(path, json.dumps(data, indent=indent, default=str))
+
+
+def write_text_atomic(path: Path, text: str) -> Path:
+    """`text` (UTF-8) to `path`, atomically as write_json_atomic."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(data, indent=indent, default=str))
+    tmp.write_text(text, encoding="utf-8")
     os.replace(tmp, path)
     return path
 

@@ -366,6 +366,16 @@ class Finding:
 
 
 @dataclass(frozen=True)
+class CodeMetrics:
+    """Maintainability of the kernel file (kgb.metrics.code, radon), measured by the host."""
+
+    mi: float  # maintainability index with comments counted, 0..100 (higher: easier)
+    cc_max: int  # cyclomatic complexity of the most complex function (1: straight-line)
+    cc_mean: float  # mean over functions and methods
+    functions: int  # functions and methods measured
+
+
+@dataclass(frozen=True)
 class PlanRecord:
     """What the host decided before running anything (plan.json): enough, with the files the
     job produced, to re-grade the job without the suite or the submission."""
@@ -382,6 +392,7 @@ class PlanRecord:
     floor_peaks: Peaks | None = None  # for the roofline floor (the highest credible peaks)
     efficiency_peaks: Peaks | None = None  # for fraction-of-peak figures
     timing: bool = True  # False: --timing off (GPU runs check correctness only)
+    code: CodeMetrics | None = None  # of the kernel file; None: no kernel, or unparsable
 
 
 @dataclass(frozen=True)

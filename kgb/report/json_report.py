@@ -24,7 +24,7 @@ def job_entry(plan: P.PlanRecord, record: P.JobRecord) -> dict[str, Any]:
                                                         P.CaseStatus.FAILED)]
     specs = {c.id: c for c in plan.cases}
     passed = verdict.verdict == P.Verdict.PASSED
-    return {
+    entry = {
         "task": plan.task_id, "category": plan.category, "kernel": plan.kernel_file,
         "verdict": verdict.verdict.value, "rule": verdict.rule, "layer": verdict.layer,
         "message": verdict.message, "location": verdict.location or None,
@@ -43,10 +43,19 @@ def job_entry(plan: P.PlanRecord, record: P.JobRecord) -> dict[str, Any]:
                        layout=specs[c.id].layout) for c in verdict.cases],
         **{k: v for k, v in P.to_json(facts).items()
            if k not in ("time_ms", "speedup_eager", "speedup_compile")},
+        # radon's maintainability index and cyclomatic complexity of the kernel file, measured
+        # by the host when it planned the job (null: no kernel, or a file radon cannot parse).
+        "code": P.to_json(plan.code) if plan.code is not None else None,
     }
+    from kgb.metrics.composite import job_scores
+
+    # speedup_median, shape_cv, c_op, composite (kgb/metrics/composite.py); a job that was not
+    # timed (CPU interpreter, --timing off) has no speed figure and no composite.
+    return dict(entry, **job_scores(entry, timed=plan.timing))
 
 
 def summarize(jobs: list[dict[str, Any]]) -> dict[str, Any]:
+    from kgb.metrics.composite import mean_composite
     from kgb.metrics.suite import by_category, rates
 
     counts = {v.value: 0 for v in P.Verdict}
@@ -54,7 +63,8 @@ def summarize(jobs: list[dict[str, Any]]) -> dict[str, Any]:
         counts[j["verdict"]] += 1
     return {"total": len(jobs), "counts": counts,
             "submitted": sum(j["verdict"] != P.Verdict.MISSING for j in jobs),
-            "rates": rates(jobs), "by_category": by_category(jobs)}
+            "rates": rates(jobs), "by_category": by_category(jobs),
+            "composite": mean_composite(jobs)}
 
 
 def build_report(header: dict[str, Any], jobs: list[dict[str, Any]], complete: bool,

@@ -69,13 +69,24 @@ def run_job(job: Job, ctx: JobContext) -> P.JobRecord:
         interpreter_features=tuple(sorted(scan(source))) if interpreter and source else (),
         floor_peaks=ctx.peaks[0] if ctx.peaks else None,
         efficiency_peaks=ctx.peaks[1] if ctx.peaks else None,
-        timing=ctx.timing and not interpreter)
+        timing=ctx.timing and not interpreter,
+        code=_code_metrics(source))
     write_json_atomic(job_dir / PLAN_FILE, P.to_json(plan), indent=1)
     if job.kernel is not None and not findings:
         _run(job, plan, job_dir, ctx)
     record = grade(job_dir, ctx.out_dir)
     write_finished(job_dir, record)  # last: its presence marks the job finished
     return record
+
+
+def _code_metrics(source: str | None) -> P.CodeMetrics | None:
+    """MI and CC of the kernel file, here where the host already holds its source (radon
+    parses it; nothing of it runs)."""
+    if source is None:
+        return None
+    from kgb.metrics.code import code_metrics
+
+    return code_metrics(source)
 
 
 def static_findings(source: str, job: Job) -> list[P.Finding]:

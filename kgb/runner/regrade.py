@@ -9,6 +9,7 @@ from typing import Any
 
 from kgb import protocol as P
 from kgb.errors import BadInput
+from kgb.report.files import write_human_reports
 from kgb.report.json_report import build_report, cost_for, job_entry, read_report, write_report
 from kgb.runner.grade import grade
 from kgb.runner.journal import read_plan
@@ -41,4 +42,5 @@ def regrade(out_dir: Path) -> tuple[dict[str, Any], list[str]]:
                     header.get("manifest") or {}, entries)
     report = build_report(header, entries, complete=bool(old["complete"]), cost=cost)
     write_report(report, out_dir)
+    write_human_reports(report, out_dir)
     return report, changed

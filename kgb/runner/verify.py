@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kgb.errors import BadInput, InfraError, Interrupted
+from kgb.report.files import write_human_reports
 from kgb.report.json_report import build_report, cost_for, job_entry, run_header, write_report
 from kgb.runner import journal
 from kgb.runner.execute import JobContext
@@ -193,6 +194,7 @@ def run_verify(options: VerifyOptions, as_json: bool = False, feedback: bool = F
             f"--pricing {options.pricing} was given but the submission has no tokens.jsonl, so "
             "there is no cost section (the token log format: docs/submission.md)"]
     write_report(report, out_dir)
+    write_human_reports(report, out_dir)  # report.md, report.html (~0.5 s, matplotlib's import)
     partial = f"partial report in {out_dir / 'report.json'}"
     if outcome.interrupted is not None:
         raise Interrupted(f"interrupted by {outcome.interrupted} after {len(outcome.results)} "

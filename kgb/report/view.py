@@ -1,0 +1,165 @@
+"""What the human reports (Markdown, HTML) read from a report.json, shared so both say the same
+thing. The file may come from anyone (`kgb report OUT --format html` renders any file), so
+every field is read defensively: a number that is not a number is absent, never a crash."""
+
+from __future__ import annotations
+
+from typing import Any
+
+FAST_P_NAMES = ("fast_0", "fast_0.5", "fast_0.8", "fast_1", "fast_1.5", "fast_2")
+VERDICT_ORDER = ("passed", "rejected", "incorrect", "compile_error", "crashed", "timeout",
+                 "unverified", "missing")
+WORST = 15  # rows in the "worst offenders" tables
+
+
+def obj(value: Any) -> dict[str, Any]:
+    """`value` if it is a JSON object, else an empty one."""
+    return value if isinstance(value, dict) else {}
+
+
+def num(value: Any) -> float | None:
+    """`value` as a float, or None (bools, strings, NaN and infinities are not figures)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value) if value == value and abs(value) != float("inf") else None
+
+
+def fmt(value: Any, spec: str = ".2f", none: str = "—") -> str:
+    v = num(value)
+    return none if v is None else format(v, spec)
+
+
+def pct(value: Any) -> str:
+    return fmt(value, ".0%")
+
+
+def jobs(report: dict[str, Any]) -> list[dict[str, Any]]:
+    return [j for j in report.get("jobs") or () if isinstance(j, dict)]
+
+
+def env(report: dict[str, Any]) -> dict[str, Any]:
+    return obj(report.get("environment"))
+
+
+def summary(report: dict[str, Any]) -> dict[str, Any]:
+    return obj(report.get("summary"))
+
+
+def rates(report: dict[str, Any]) -> dict[str, Any]:
+    return obj(summary(report).get("rates"))
+
+
+def speedups(report: dict[str, Any]) -> list[tuple[dict[str, Any], float]]:
+    """(job, speedup over eager) of every correct kernel with a measured speedup."""
+    out = []
+    for job in jobs(report):
+        s = num(job.get("speedup_eager"))
+        if job.get("verdict") == "passed" and s is not None and s > 0:
+            out.append((job, s))
+    return out
+
+
+def no_speed_reason(report: dict[str, Any]) -> str | None:
+    """Why this report has no speed figures, in one plain sentence; None when it has some.
+    Speed columns are never shown empty as if measured."""
+    e = env(report)
+    if e.get("interpreter") or e.get("device") == "cpu" or e.get("timings_meaningful") is False:
+        return ("This run used the CPU (Triton's interpreter): timings are not meaningful there "
+                "and are excluded from speedups, fast_p (p > 0) and the composite score. Run "
+                "`kgb verify --device cuda` on a GPU for speed figures.")
+    if e.get("timing") == "off":
+        return "This run was made with --timing off: correctness only, no speed figures."
+    if e.get("baselines") == "none":
+        return ("This run was made with --baselines none: kernels were timed but not against "
+                "PyTorch, so there are no speedups.")
+    if not speedups(report):
+        return "No correct kernel has a measured speedup in this run."
+    return None
+
+
+def title(report: dict[str, Any]) -> str:
+    sub = report.get("submission")
+    name = sub.get("name") if isinstance(sub, dict) else None
+    return f"kgb report — {name or 'submission'} on {env(report).get('device_name') or '?'}"
+
+
+def environment_line(report: dict[str, Any]) -> str:
+    e = env(report)
+    sandbox = obj(e.get("sandbox"))
+    parts = [f"device {e.get('device_name') or e.get('device') or '?'}"]
+    if e.get("driver"):
+        parts.append(f"driver {e['driver']}")
+    if e.get("cuda"):
+        parts.append(f"CUDA {e['cuda']}")
+    parts += [f"{k} {e[k]}" for k in ("kgb", "torch", "triton", "python") if e.get(k)]
+    parts.append(f"sandbox {sandbox.get('backend') or '?'} "
+                 f"(isolation: {sandbox.get('isolation') or '?'})")
+    parts.append(f"seed {report.get('seed')}")
+    if e.get("static_layer") == "off":
+        parts.append("static layer OFF")
+    return ", ".join(str(p) for p in parts)
+
+
+def warnings(report: dict[str, Any]) -> list[str]:
+    """Facts a reader must see before trusting the figures."""
+    e = env(report)
+    sandbox = obj(e.get("sandbox"))
+    out = []
+    if not report.get("complete"):
+        out.append("Incomplete run: it stopped before every job finished; the figures cover "
+                   "the finished jobs (`kgb verify ... --resume` continues it).")
+    if e.get("static_layer") == "off":
+        out.append("Static layer OFF (--static off, a research option): do not publish these "
+                   "verdicts as kgb's.")
+    if sandbox.get("isolation") == "none":
+        out.append("Isolation: none — the kernels ran as plain processes (no Docker or "
+                   "bubblewrap on this machine).")
+    out += [str(w) for w in report.get("warnings") or () if isinstance(w, str)]
+    return out
+
+
+def missing_note(report: dict[str, Any]) -> str | None:
+    """Rates count every suite task of the run: say so when some had no kernel."""
+    missing = counts(report).get("missing", 0)
+    if not missing:
+        return None
+    return (f"Rates are over all {rates(report).get('tasks', '?')} suite tasks of the run: the "
+            f"{missing} without a kernel in this submission count as failures (run with "
+            "--only to rate a subset).")
+
+
+def failures(report: dict[str, Any]) -> list[dict[str, Any]]:
+    """Jobs that were submitted and did not pass, in verdict order (rejections first)."""
+    order = {v: i for i, v in enumerate(VERDICT_ORDER)}
+    bad = [j for j in jobs(report) if j.get("verdict") not in ("passed", "missing")]
+    return sorted(bad, key=lambda j: (order.get(str(j.get("verdict")), 99), str(j.get("task"))))
+
+
+def slowest(report: dict[str, Any], n: int = WORST) -> list[tuple[dict[str, Any], float]]:
+    return sorted(speedups(report), key=lambda js: js[1])[:n]
+
+
+def counts(report: dict[str, Any]) -> dict[str, int]:
+    raw = obj(summary(report).get("counts"))
+    return {k: int(v) for k, v in raw.items() if isinstance(v, int) and not isinstance(v, bool)}
+
+
+def by_category(report: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    raw = obj(summary(report).get("by_category"))
+    return {str(k): v for k, v in raw.items() if isinstance(v, dict)}
+
+
+def cases_cell(job: dict[str, Any]) -> str:
+    cov = obj(job.get("coverage"))
+    if not cov.get("cases"):
+        return ""
+    text = f"{cov.get('passed', 0)}/{cov.get('cases', 0)}"
+    return text + (f" +{cov['not_checkable']} n/c" if cov.get("not_checkable") else "")
+
+
+def code(job: dict[str, Any]) -> dict[str, Any]:
+    return obj(job.get("code"))
+
+
+def where(job: dict[str, Any]) -> str:
+    return str(job.get("location") or "")
