@@ -30,6 +30,7 @@ OUT_DIR = "out"  # the worker's only writable folder
 RESULT_FILE = "result.json"  # WorkerResult, in OUT_DIR
 JUDGE_FILE = "judge.json"  # JudgeResult
 EXEC_FILE = "exec.json"  # ExecRecord
+PHASES_FILE = "phases.json"  # HostPhases: where the host's time went (kgb.metrics.overhead)
 VERDICT_FILE = "verdict.json"  # VerdictRecord; written last: its presence marks the job done
 STDOUT_LOG, STDERR_LOG, JUDGE_LOG = "stdout.log", "stderr.log", "judge.log"
 TRACEBACK_FILE = "traceback.txt"  # the candidate's frames of the first error, in OUT_DIR
@@ -306,10 +307,19 @@ class Baseline:
 
 
 @dataclass(frozen=True)
+class Phase:
+    """Seconds one step of a job took, on the clock of whoever ran it (kgb.metrics.overhead)."""
+
+    name: str
+    seconds: float
+
+
+@dataclass(frozen=True)
 class JudgeResult:
     cases: tuple[CaseJudgement, ...]
     timed_checks: tuple[TimedCheck, ...] = ()
     baselines: tuple[Baseline, ...] = ()
+    phases: tuple[Phase, ...] = ()  # load, cases, recheck, baselines (the judge's own clock)
 
 
 # ------------------------------------------------------------------ sandbox → host
@@ -342,6 +352,21 @@ class ExecRecord:
     marks: tuple[Mark, ...] = ()
     commits: tuple[Commit, ...] = ()
     compile_s: float | None = None  # compile/autotune time the supervisor credited (its clock)
+    # The worker's life on the supervisor's clock; wall_s minus this is the sandbox's own start
+    # and teardown.
+    worker_s: float | None = None
+
+
+@dataclass(frozen=True)
+class HostPhases:
+    """Where the host's time went for one job (phases.json, written before verdict.json): a
+    performance record, never evidence for a verdict."""
+
+    static_s: float  # layer 1 and the code metrics
+    sandbox_s: float  # the sandbox's run, start to teardown, as the host waited for it
+    judge_s: float  # the judge's answer as the host waited for it (queueing included)
+    grade_s: float
+    total_s: float  # the whole job, folder creation to verdict
 
 
 # ------------------------------------------------------------------ host: plan, verdict, facts

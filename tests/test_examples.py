@@ -32,6 +32,25 @@ def test_honest_example_all_passed(tmp_path, kgb):
     for job in (j for j in report["jobs"] if j["verdict"] == "passed"):
         assert job["coverage"]["checked"] > 0
         assert all(c["status"] in ("passed", "not_checkable") for c in job["cases"])
+    # kgb's own cost: every job that ran left its stage marks (on the supervisor's clock, in
+    # order) and its phases, and the overhead benchmark reads all 16
+    for job_dir in (tmp_path / "jobs").iterdir():
+        if not (job_dir / "exec.json").exists():
+            continue
+        marks = [m for m in json.loads((job_dir / "exec.json").read_text())["marks"]
+                 if m["label"].startswith("stage ")]
+        assert [m["label"] for m in marks] == [f"stage {s}" for s in (
+            "runtime", "device", "import", "cases", "timing", "done")]
+        assert [m["t"] for m in marks] == sorted(m["t"] for m in marks)
+        phases = json.loads((job_dir / "phases.json").read_text())
+        assert 0 < phases["sandbox_s"] < phases["total_s"]
+    bench = subprocess.run([sys.executable, "scripts/bench_overhead.py", str(tmp_path), "--json"],
+                           cwd=ROOT, capture_output=True, text=True)
+    assert bench.returncode == 0, bench.stderr[-2000:]
+    summary = json.loads(bench.stdout)
+    assert summary["jobs"] == 16
+    assert summary["buckets"]["correctness"]["median"] > 0
+    assert summary["buckets"]["anti-cheat"]["median"] > 0
 
 
 def test_broken_example_verdicts(tmp_path, kgb):

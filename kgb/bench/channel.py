@@ -9,6 +9,7 @@ import json
 import os
 
 ENV = "KGB_CHANNEL"  # "3,4": the worker's fds for marks out and answers in
+STAGE_MARK = "stage "  # prefix of the marks that open a worker stage (runtime, device, ...)
 
 
 class Channel:

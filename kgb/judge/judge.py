@@ -9,6 +9,7 @@ safetensors (no pickle), size-capped, links refused."""
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -30,16 +31,44 @@ MAX_CACHED_REFERENCE = 16 << 20  # larger reference outputs are recomputed, not 
 
 
 def judge_job(request: P.JudgeRequest, cache_dir: Path) -> P.JudgeResult:
+    clock = _PhaseClock()
     task = load_task(Path(request.task_dir))
     inputs_module = load_module(task.inputs_path, "kgb_task_inputs")
     reference = load_module(task.reference_path, "kgb_task_reference")
     job = _Job(request, task, inputs_module, reference, cache_dir / task.id)
     claims = {c.id: c for c in request.claims}
+    clock.lap("load")
     cases = tuple(job.case(i, case, claims.get(case.id)) for i, case in enumerate(request.cases))
-    result = P.JudgeResult(cases, speed.recheck(request, task, inputs_module, reference, None),
-                           speed.baselines(request, inputs_module, reference))
+    clock.lap("cases")
+    clock.split("cases", job.seconds)
+    rechecked = speed.recheck(request, task, inputs_module, reference, None)
+    clock.lap("recheck")
+    baselines = speed.baselines(request, inputs_module, reference)
+    clock.lap("baselines")
+    result = P.JudgeResult(cases, rechecked, baselines, tuple(clock.phases))
     write_json_atomic(Path(request.job_dir) / P.JUDGE_FILE, P.to_json(result))
     return result
+
+
+class _PhaseClock:
+    """Seconds per step of judging one job (kgb's own cost, kgb.metrics.overhead)."""
+
+    def __init__(self) -> None:
+        self.phases: list[P.Phase] = []
+        self._last = time.perf_counter()
+
+    def lap(self, name: str) -> None:
+        now = time.perf_counter()
+        self.phases.append(P.Phase(name, round(now - self._last, 4)))
+        self._last = now
+
+    def split(self, name: str, parts: dict[str, float]) -> None:
+        """Replace phase `name` by `name:part` phases and `name:other` for the rest."""
+        whole = next(p for p in self.phases if p.name == name)
+        rest = max(0.0, whole.seconds - sum(parts.values()))
+        at = self.phases.index(whole)
+        self.phases[at:at + 1] = [P.Phase(f"{name}:{k}", round(v, 4)) for k, v in parts.items()] \
+            + [P.Phase(f"{name}:other", round(rest, 4))]
 
 
 class _Job:
@@ -49,6 +78,8 @@ class _Job:
         self.inputs_module, self.reference, self.cache = inputs_module, reference, cache
         self.out_dir = Path(request.job_dir) / P.OUT_DIR
         self.statistical = task.compare == "statistical"
+        # judging time per call kind: the primary calls, and the layer-2/3 calls around them
+        self.seconds = {"primary": 0.0, "checks": 0.0}
 
     def case(self, index: int, case: P.CaseSpec, claim: P.CaseRecord | None) -> P.CaseJudgement:
         if case.skip is not None or claim is None or claim.skipped is not None:
@@ -57,7 +88,10 @@ class _Job:
         primary: list[torch.Tensor] | None = None
         for call_index, call in enumerate(case.calls):
             record = claim.calls[call_index] if call_index < len(claim.calls) else None
+            began = time.perf_counter()
             verdict, outputs = self.call(index, call_index, case, call, record, primary)
+            kind = "primary" if call.kind == P.CallKind.PRIMARY else "checks"
+            self.seconds[kind] += time.perf_counter() - began
             judged.append(verdict)
             if call.kind == P.CallKind.PRIMARY:
                 primary = outputs

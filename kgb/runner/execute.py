@@ -11,6 +11,7 @@ import shutil
 import sys
 import tempfile
 import threading
+import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -53,6 +54,7 @@ class JobCancelled(Exception):
 
 def run_job(job: Job, ctx: JobContext) -> P.JobRecord:
     """Run one job to its verdict; its folder keeps every file the verdict rests on."""
+    started = time.monotonic()
     job_dir = ctx.out_dir / "jobs" / job.task.id
     if job_dir.exists():
         shutil.rmtree(job_dir)
@@ -72,11 +74,26 @@ def run_job(job: Job, ctx: JobContext) -> P.JobRecord:
         timing=ctx.timing and not interpreter,
         code=_code_metrics(source))
     write_json_atomic(job_dir / PLAN_FILE, P.to_json(plan), indent=1)
+    clock = _Clock(static_s=time.monotonic() - started)
     if job.kernel is not None and not findings:
-        _run(job, plan, job_dir, ctx)
+        _run(job, plan, job_dir, ctx, clock)
+    graded = time.monotonic()
     record = grade(job_dir, ctx.out_dir)
+    now = time.monotonic()
+    phases = P.HostPhases(round(clock.static_s, 4), round(clock.sandbox_s, 4),
+                          round(clock.judge_s, 4), round(now - graded, 4), round(now - started, 4))
+    write_json_atomic(job_dir / P.PHASES_FILE, P.to_json(phases))
     write_finished(job_dir, record)  # last: its presence marks the job finished
     return record
+
+
+@dataclass
+class _Clock:
+    """The host's seconds per step of one job, for phases.json."""
+
+    static_s: float
+    sandbox_s: float = 0.0
+    judge_s: float = 0.0
 
 
 def _code_metrics(source: str | None) -> P.CodeMetrics | None:
@@ -97,7 +114,7 @@ def static_findings(source: str, job: Job) -> list[P.Finding]:
     return analyze(source, job.kernel.file, job.entry, job.task.forbid, job.task.category)
 
 
-def _run(job: Job, plan: P.PlanRecord, job_dir: Path, ctx: JobContext) -> None:
+def _run(job: Job, plan: P.PlanRecord, job_dir: Path, ctx: JobContext, clock: _Clock) -> None:
     assert job.kernel is not None
     out = job_dir / P.OUT_DIR
     out.mkdir()
@@ -115,6 +132,7 @@ def _run(job: Job, plan: P.PlanRecord, job_dir: Path, ctx: JobContext) -> None:
     write_json_atomic(job_dir / P.JOB_FILE, P.to_json(spec), indent=1)
     before = snapshot(int(job.device.split(":")[1])) if not interpreter else None
     execution = _run_candidate(job, job_dir, out, ctx)
+    clock.sandbox_s = execution.wall_s
     if before is not None:
         after = snapshot(int(job.device.split(":")[1]))
         write_json_atomic(job_dir / CONDITIONS_FILE, P.to_json(conditions(before, after)))
@@ -128,7 +146,9 @@ def _run(job: Job, plan: P.PlanRecord, job_dir: Path, ctx: JobContext) -> None:
             cases=plan.cases, layout_inputs=job.task.strided_inputs,
             seed_input=job.task.seed_input, claims=result.cases, commits=record.commits,
             timed_cases=tuple(t.case for t in result.timed), baselines=ctx.baselines)
+        asked = time.monotonic()
         _run_judge(request, job_dir, ctx)
+        clock.judge_s = time.monotonic() - asked
         if ctx.cancel.is_set():
             raise JobCancelled(job.task.id)
         _prune_large_files((out, ctx.out_dir / "refcache" / job.task.id))
@@ -194,7 +214,7 @@ def _run_candidate(job: Job, job_dir: Path, out: Path, ctx: JobContext) -> ExecR
                           execution.wall_s, execution.truncated, execution.notes,
                           P.cut(tail[0], 300) if tail else "", channel is not None,
                           channel.marks if channel else (), channel.commits if channel else (),
-                          channel.compile_s if channel else None)
+                          channel.compile_s if channel else None, execution.worker_s)
     write_json_atomic(job_dir / P.EXEC_FILE, P.to_json(record), indent=1)
     return execution
 

@@ -80,6 +80,13 @@ class ExecResult:
     truncated: bool = False  # a log hit Limits.log_bytes
     notes: tuple[str, ...] = field(default=())  # backend remarks for the job log
     channel: dict | None = field(default=None, compare=False)  # the supervisor's marks/commits
+    worker_s: float | None = None  # the worker's life on the supervisor's clock
+
+
+def worker_seconds(report: dict | None) -> float | None:
+    """The supervisor's `wall_s` (the worker's life inside the sandbox), if it reported one."""
+    value = report.get("wall_s") if isinstance(report, dict) else None
+    return float(value) if isinstance(value, (int, float)) and value >= 0 else None
 
 
 class Sandbox(abc.ABC):

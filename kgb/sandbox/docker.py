@@ -39,6 +39,7 @@ from kgb.sandbox.base import (
     SandboxUnavailable,
     compile_budget_s,
     register_backend,
+    worker_seconds,
 )
 from kgb.sandbox.subproc import HOST_GRACE_S, REPORT_ROOM
 
@@ -187,7 +188,7 @@ class DockerSandbox(Sandbox):
         return ExecResult(None if timed_out else returncode, timed_out,
                           time.monotonic() - start, out.decode("utf-8", "replace"),
                           stderr.decode("utf-8", "replace"), truncated, tuple(notes),
-                          channel if isinstance(channel, dict) else None)
+                          channel if isinstance(channel, dict) else None, worker_seconds(report))
 
     def _spec(self, request: SandboxRequest, limits: Limits, image_id: str,
               env: dict[str, str], notes: list[str]) -> dict:

@@ -131,7 +131,7 @@ def run_supervised(prefix: Sequence[str], python: str, config: dict, limits: Lim
     ExecResult. `config` gets argv/env/cwd from the caller; timeout and log cap come from
     `limits`."""
     from kgb.sandbox import _supervisor
-    from kgb.sandbox.base import ExecResult, compile_budget_s
+    from kgb.sandbox.base import ExecResult, compile_budget_s, worker_seconds
 
     budget = compile_budget_s(limits, bool(config.get("channel")))
     config = dict(config, timeout_s=limits.wall_time_s, compile_budget_s=budget,
@@ -158,4 +158,4 @@ def run_supervised(prefix: Sequence[str], python: str, config: dict, limits: Lim
     channel = report.get("channel") if isinstance(report, dict) else None
     return ExecResult(None if timed_out else returncode, timed_out, outcome.wall_s,
                       outcome.stdout, stderr.decode("utf-8", "replace"), truncated, tuple(notes),
-                      channel if isinstance(channel, dict) else None)
+                      channel if isinstance(channel, dict) else None, worker_seconds(report))

@@ -18,7 +18,7 @@ from typing import Any
 import torch
 
 from kgb import protocol as P
-from kgb.bench.channel import Channel
+from kgb.bench.channel import STAGE_MARK, Channel
 from kgb.bench.profiler import profile_call
 from kgb.jsonfiles import write_json_atomic
 from kgb.tasks.casegen import call_inputs, fingerprint, load_module, outputs_fingerprint
@@ -93,6 +93,18 @@ def _run(spec: P.JobSpec, progress: _Progress) -> None:
 
     timing.capture()  # the timer's clocks, before the candidate exists (threat 14)
     channel = Channel()  # the supervisor's clock and notary (fds it handed us)
+
+    def stage(name: str) -> None:
+        # Stage marks time the worker's steps on the supervisor's clock for kgb's own cost
+        # (kgb.metrics.overhead); they are a performance record, never evidence.
+        progress.stage = name
+        channel.mark(f"{STAGE_MARK}{name}")
+
+    stage("runtime")  # Python, torch, triton and the worker imported
+    if spec.device.startswith("cuda"):  # the CUDA context, made here so its cost is seen apart
+        torch.empty(1, device=spec.device)
+        torch.cuda.synchronize()
+    stage("device")
     if spec.interpreter:
         progress.autotune_first_config = interpreter_fixes.keep_first_autotune_config()
         progress.interpreter_fixes = interpreter_fixes.apply()
@@ -106,7 +118,7 @@ def _run(spec: P.JobSpec, progress: _Progress) -> None:
     # make_inputs only: the task's reference never enters this process (design rule 2).
     task_inputs = load_module(Path(spec.inputs_path), "kgb_task_inputs")
 
-    progress.stage = "import"
+    stage("import")
     try:
         candidate = load_module(Path(spec.kernel_path), "kgb_candidate")
     except BaseException as exc:
@@ -139,18 +151,18 @@ def _run(spec: P.JobSpec, progress: _Progress) -> None:
             _keep_traceback(spec, progress, exc)
             return
 
-    progress.stage = "cases"
+    stage("cases")
     sync: Callable[[], None] = (torch.cuda.synchronize if spec.device.startswith("cuda")
                                 else (lambda: None))
     runner = _CallRunner(spec, task_inputs, entry, counter, trace, sync, progress)
     for index, case in enumerate(spec.cases):
         progress.cases.append(runner.case(index, case))
         progress.report()
-    progress.stage = "timing"
+    stage("timing")
     progress.report()
     if spec.device.startswith("cuda") and spec.timing:
         progress.timed = timing.timed_cases(spec, progress.cases, task_inputs, entry, channel)
-    progress.stage = "done"
+    stage("done")
 
 
 class _CallRunner:
