@@ -178,3 +178,19 @@ def test_the_skeleton_of_an_imported_task_is_a_modelnew_class(imported):
     init = next(n for n in klass.body if isinstance(n, ast.FunctionDef))
     assert klass.name == "ModelNew" and [a.arg for a in init.args.args] == [
         "self", "in_features", "out_features"]
+
+
+def test_the_side_by_side_kit_passes_on_the_cpu(tmp_path):
+    """scripts/kernelbench (kgb next to KernelBench's evaluator on a GPU): its problems import
+    and its answers pass kgb at the CPU shapes, so the GPU comparison starts from a sound kit."""
+    kit = ROOT / "scripts" / "kernelbench"
+    tasks = tmp_path / "tasks"
+    assert run_kgb("tasks", "import-kernelbench", kit / "problems", "--out", tasks).returncode == 0
+    gpu_only = [s for t in load_suite(tasks).values() for s in t.shapes if s.gpu_only]
+    assert {s.name for s in gpu_only} == {"given"}  # 67 M and 1.6 G elements: GPU only
+    done = run_kgb("verify", kit / "submission", "--tasks", tasks, "--device", "cpu",
+                   "--sandbox", "process", "--jobs", "2", "--out", tmp_path / "out", timeout=300)
+    assert done.returncode == 0, done.stderr
+    report = json.loads((tmp_path / "out" / "report.json").read_text())
+    assert {j["task"]: j["verdict"] for j in report["jobs"]} == {
+        "activation.kb_1_gelu_large": "passed", "normalization.kb_2_softmax_wide": "passed"}
