@@ -309,19 +309,27 @@ def suite() -> None:
               type=click.Choice(["auto", "docker", "bwrap", "process"]))
 @click.option("--only", default=None, help="Comma-separated task ids (default: every task).")
 @click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True)
+@click.option("--devices", default=None, metavar="0,1|all",
+              help="GPU runs: the GPUs to use, one job per GPU at a time (default: GPU 0).")
+@click.option("--timing", type=click.Choice(["on", "off"]), default="on", show_default=True,
+              help="GPU runs: time every solution that passes ('off': correctness only).")
+@click.option("--baselines", type=click.Choice(["all", "eager", "none"]), default="all",
+              show_default=True, help="PyTorch baselines timed beside each solution.")
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=None)
 @click.option("--force", is_flag=True, help="Replace an earlier check in --out.")
 @click.pass_context
 def suite_check(ctx: click.Context, tasks_dir: Path, out_dir: Path, device: str,
-                sandbox_name: str, only: str | None, jobs: int, timeout: float | None,
-                force: bool) -> None:
+                sandbox_name: str, only: str | None, jobs: int, devices: str | None,
+                timing: str, baselines: str, timeout: float | None, force: bool) -> None:
     """Every task's own solution through the whole pipeline: the hardware adaptation check.
-    Writes OUT/adaptation.md; exits 1 when a solution does not pass here."""
+    Writes OUT/adaptation.md; exits 1 when a solution does not pass here. A GPU check of the
+    whole suite takes hours on one GPU: split it with --only (a category's ids) and --devices."""
     from kgb.suite.check import run_suite_check
 
     chosen = tuple(t.strip() for t in only.split(",") if t.strip()) if only else None
     report = run_suite_check(tasks_dir, out_dir, device=device, sandbox=sandbox_name,
-                             only=chosen, jobs=jobs, timeout_s=timeout, force=force)
+                             only=chosen, jobs=jobs, timeout_s=timeout, force=force,
+                             devices=devices, timing=timing == "on", baselines=baselines)
     failed = [j["task"] for j in report["jobs"] if j["verdict"] != "passed"]
     rates = report["summary"]["rates"]
     click.echo(f"{rates['correct']} of {rates['tasks']} solutions passed on "

@@ -3,6 +3,7 @@ solution passes its task through the CPU interpreter (kgb.suite.quality, at tiny
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import sys
@@ -81,8 +82,11 @@ def test_suite_check_runs_every_solution_and_names_the_ones_that_fail(tmp_path):
     solution = next(suite.glob("*/relu/solution.py"))
     solution.write_text(solution.read_text().replace("tl.where(x > 0.0, x, 0.0)", "tl.where(x > 0.5, x, 0.0)"))
     done = run_kgb("suite", "check", "--tasks", suite, "--device", "cpu", "--sandbox",
-                   "process", "--out", tmp_path / "out", "--jobs", "2")
+                   "process", "--out", tmp_path / "out", "--jobs", "2", "--baselines", "eager",
+                   "--timing", "off")
     assert done.returncode == 1, done.stderr[-2000:]
+    environment = json.loads((tmp_path / "out" / "run" / "report.json").read_text())["environment"]
+    assert (environment["baselines"], environment["timing"]) == ("eager", "off")
     assert "1 of 2 solutions passed" in done.stdout and "not passed: activation.relu" in done.stdout
     table = (tmp_path / "out" / "adaptation.md").read_text()
     assert "| math.addcmul | yes | passed |" in table

@@ -45,7 +45,9 @@ def adaptation_table(report: dict[str, Any]) -> str:
 
 def run_suite_check(tasks_dir: Path, out: Path, *, device: str = "auto", sandbox: str = "auto",
                     only: tuple[str, ...] | None = None, jobs: int = 1,
-                    timeout_s: float | None = None, force: bool = False) -> dict[str, Any]:
+                    timeout_s: float | None = None, force: bool = False,
+                    devices: str | None = None, timing: bool = True,
+                    baselines: str = "all") -> dict[str, Any]:
     from kgb.runner.verify import VerifyOptions, run_verify
     from kgb.suite.corpus import write_submission
     from kgb.tasks.loader import load_suite
@@ -57,6 +59,8 @@ def run_suite_check(tasks_dir: Path, out: Path, *, device: str = "auto", sandbox
     sub = write_submission(out / "solutions", kernels, name="suite-solutions")
     report = run_verify(VerifyOptions(submission=sub, tasks_dir=tasks_dir, out_dir=out / "run",
                                       device=device, sandbox=sandbox, only=tuple(chosen),
-                                      jobs=jobs, timeout_s=timeout_s, force=force), quiet=True)
+                                      jobs=jobs, timeout_s=timeout_s, force=force,
+                                      devices=devices, timing=timing, baselines=baselines),
+                         quiet=True)
     (out / "adaptation.md").write_text(adaptation_table(report))
     return report
