@@ -45,6 +45,7 @@ BF16_ARITHMETIC_FIX = "bf16-arithmetic-fp32"
 LIBDEVICE_FIX = "libdevice-via-torch"
 BOOL_OPS_FIX = "bool-ops-elementwise"
 LOOP_VARS_FIX = "loop-vars-tensors"
+GDC_FIX = "gdc-no-op"
 LIMITATIONS_NAMED = "limitations-named"
 
 RESULT_MAX_BYTES = 16 << 20

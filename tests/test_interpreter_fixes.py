@@ -185,6 +185,21 @@ REPAIRS_PROGRAM = textwrap.dedent('''
     aliases[(1,)](xs, ys, 8, BLOCK=8)
     want = torch.tanh(xs) + torch.sign(xs * 3) * torch.floor((xs * 3).abs() + 0.5) + (xs > 0)
     print("aliases", torch.allclose(ys, want, atol=1e-6) and not refused, refused, ys.tolist())
+
+    # Programmatic dependent launch (SGLang on sm90+, docs/realworld.md FP4): the grid
+    # dependency builtins order grids on a stream; the interpreter runs grids one by one.
+    @triton.jit
+    def gdc_copy(x_ptr, y_ptr, n, BLOCK: tl.constexpr, USE_GDC: tl.constexpr):
+        if USE_GDC:
+            tl.extra.cuda.gdc_wait()
+        offs = tl.arange(0, BLOCK)
+        tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) * 2.0, mask=offs < n)
+        if USE_GDC:
+            tl.extra.cuda.gdc_launch_dependents()
+
+    zs = torch.empty(8)
+    gdc_copy[(1,)](xs, zs, 8, BLOCK=8, USE_GDC=True, launch_pdl=True)
+    print("gdc", torch.equal(zs, xs * 2.0))
     print("applied", " ".join(applied))
 ''')
 
@@ -207,8 +222,9 @@ def test_interpreter_repairs_give_compiled_semantics_or_a_named_limitation(tmp_p
     assert lines["bf16"].startswith("True"), lines["bf16"]
     assert lines["loops"].startswith("True"), lines["loops"]
     assert lines["aliases"].startswith("True"), lines["aliases"]
+    assert lines["gdc"] == "True", proc.stdout + proc.stderr[-2000:]
     assert {"libdevice-via-torch", "bool-ops-elementwise", "bf16-arithmetic-fp32",
-            "loop-vars-tensors"} <= set(
+            "loop-vars-tensors", "gdc-no-op"} <= set(
         lines["applied"].split())
 
 

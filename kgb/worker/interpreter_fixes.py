@@ -41,6 +41,7 @@ from kgb.protocol import (
     BF16_ROUNDING_FIX,
     BOOL_OPS_FIX,
     FLOAT_ARGS_FIX,
+    GDC_FIX,
     LIBDEVICE_FIX,
     LIMITATIONS_NAMED,
     LOOP_VARS_FIX,
@@ -106,7 +107,8 @@ def apply() -> tuple[str, ...]:
     builder.cast_impl = cast_impl
     it._implicit_cvt = implicit_cvt
     return (BF16_DOT_FIX, BF16_ROUNDING_FIX, FLOAT_ARGS_FIX, *_apply_bf16_arithmetic(it),
-            *_apply_libdevice(it), *_apply_kernel_syntax(it), *_apply_named_limitations(it))
+            *_apply_libdevice(it), *_apply_grid_dependency_control(it),
+            *_apply_kernel_syntax(it), *_apply_named_limitations(it))
 
 
 def _apply_bf16_arithmetic(it: Any) -> tuple[str, ...]:
@@ -226,6 +228,30 @@ def _apply_libdevice(it: Any) -> tuple[str, ...]:
             continue
         setattr(stubs, name, _with_interpreter_semantic(real, it))
     return (LIBDEVICE_FIX,)
+
+
+def _apply_grid_dependency_control(it: Any) -> tuple[str, ...]:
+    """`tl.extra.cuda.gdc_wait()` / `gdc_launch_dependents()` (programmatic dependent launch on
+    sm90+, SGLang's habit) order this grid against its neighbours on the stream; Triton
+    documents both as safe without dependent launch. The interpreter runs grids one after
+    another and has no builder for them (docs/realworld.md, FP4): there they do nothing."""
+    try:
+        import triton.language.extra.cuda as cuda
+        import triton.language.extra.cuda.gdc as gdc
+    except ImportError:
+        return ()
+    builder = it.InterpreterBuilder
+    for name in ("create_grid_dependency_wait", "create_grid_dependency_launch_dependents"):
+        if not hasattr(builder, name):
+            setattr(builder, name, lambda self: None)
+    for name in ("gdc_wait", "gdc_launch_dependents"):
+        real = getattr(gdc, name, None)
+        if real is None or getattr(real, "__kgb_interpreter_ready__", False):
+            continue
+        ready = _with_interpreter_semantic(real, it)
+        setattr(gdc, name, ready)
+        setattr(cuda, name, ready)
+    return (GDC_FIX,)
 
 
 def _with_interpreter_semantic(fn: Any, it: Any) -> Any:

@@ -1101,3 +1101,203 @@ def run(x, weight):
                   "two hidden size (tl.arange(0, H)) and uses PTX inline asm (rsqrt.approx), "
                   "which the CPU interpreter cannot run"),
 )
+
+
+# ---------------------------------------------------------------------------------------------
+# torchao 0.18.0: its Triton kernels are int8/fp8/mx matmuls and quantizers; none fits a task
+# of the suite (whose one quantization task is the float -> int8 per-token quantizer)
+# ---------------------------------------------------------------------------------------------
+add(
+    Adapter("torchao", "matmul.matmul", "torchao/kernel/intmm_triton.py",
+            ("matmul_kernel_with_block_pointers",),
+            unfit="int_matmul: int8 x int8 with an int32 accumulator and int32 output; the "
+                  "suite's matmul tasks are float32/float16/bfloat16 with a float output"),
+    Adapter("torchao", "matmul.matmul", "torchao/prototype/quantized_training/int8_mm.py",
+            ("_scaled_int8_mm_kernel",),
+            unfit="scaled int8 matmul (int8 operands, row/column scales): no task takes "
+                  "int8 operands"),
+    Adapter("torchao", "quantization.per_token_int8", "torchao/kernel/blockwise_quantization.py",
+            ("_fp8_blockwise_act_quant_kernel_impl",),
+            unfit="fp8_blockwise_act_quant: float8_e4m3 values with one scale per 1x128 block "
+                  "(and defined inside a builder function, not at module level); the task "
+                  "quantizes to int8 with one scale per row"),
+    Adapter("torchao", "quantization.per_token_int8",
+            "torchao/prototype/float8nocompile/kernels/fp8_dynamic_tensorwise.py",
+            ("_to_fp8_row_major",),
+            unfit="tensor-wise dynamic float8 cast (one scale for the whole tensor, float8 "
+                  "output): another quantizer than the task's per-row int8"),
+)
+
+
+# ---------------------------------------------------------------------------------------------
+# More kernels of the packages above (fla, vllm) on tasks not yet covered
+# ---------------------------------------------------------------------------------------------
+FLA_LNG = "fla/modules/norm/layernorm_gated.py"
+VROT = "vllm/vllm_flash_attn/ops/triton/rotary.py"
+_VROT_GLUE = '''
+def apply_rotary(x, cos, sin, seqlen_offsets, interleaved):
+    # flash_attn.ops.triton.rotary.apply_rotary (vllm_flash_attn copy), not varlen, out of
+    # place: x is (batch, seqlen, nheads, headdim); cos/sin (seqlen_ro, rotary_dim / 2)
+    batch, seqlen, nheads, headdim = x.shape
+    seqlen_ro, rotary_dim = cos.shape
+    rotary_dim *= 2
+    assert rotary_dim <= headdim, "rotary_dim must be <= headdim"
+    assert headdim <= 256, "Only support headdim <= 256"
+    assert seqlen_ro >= seqlen, "seqlen_ro must be >= seqlen"
+    cos, sin = cos.contiguous(), sin.contiguous()
+    seqlen_offsets = seqlen_offsets.contiguous()
+    output = torch.empty((batch, seqlen, nheads, headdim), dtype=x.dtype, device=x.device)
+    if rotary_dim < headdim:
+        output[..., rotary_dim:].copy_(x[..., rotary_dim:])
+    BLOCK_K = (32 if rotary_dim <= 32
+               else (64 if rotary_dim <= 64 else (128 if rotary_dim <= 128 else 256)))
+    grid = lambda META: (triton.cdiv(seqlen, META["BLOCK_M"]), nheads, batch)  # noqa
+    BLOCK_M = 4 if interleaved else (8 if rotary_dim <= 128 else 4)
+    rotary_kernel[grid](
+        output, x, cos, sin, None, seqlen_offsets, seqlen, rotary_dim, seqlen_ro,
+        output.stride(0), output.stride(-3), output.stride(-2), output.stride(-1),
+        x.stride(0), x.stride(-3), x.stride(-2), x.stride(-1),
+        BLOCK_K, True, False, interleaved, False, BLOCK_M,
+        num_warps=2 if rotary_dim <= 64 else 4)
+    return output
+
+
+def _rope(positions, query, key, cos_sin_cache, head_size, interleaved):
+    # every token is its own sequence (batch = T, seqlen = 1) whose seqlen_offsets entry is its
+    # position: the kernel reads cos/sin row positions[t]; heads are a view of the columns
+    T = query.shape[0]
+    half = cos_sin_cache.shape[1] // 2
+    cos = cos_sin_cache[:, :half]
+    sin = cos_sin_cache[:, half:]
+    outs = []
+    for x in (query, key):
+        heads = x.shape[1] // head_size
+        y = apply_rotary(x.view(T, 1, heads, head_size), cos, sin, positions, interleaved)
+        outs.append(y.view(T, heads * head_size))
+    return outs[0], outs[1]
+'''
+add(
+    Adapter("fla", "fusion.gated_rms_norm", FLA_LNG, ("layer_norm_fwd_kernel_group",),
+            notes="layernorm_gated's layer_norm_fwd (RMSNormGated: is_rms_norm=True, "
+                  "norm_before_gate=False, one group, eps 1e-5): one program per row, BD = "
+                  "next_power_of_2(D), warps from BD",
+            glue='''
+def run(x, z, weight):
+    T, D = x.shape
+    group_size = D
+    G = D // group_size
+    out = torch.empty_like(x)
+    rstd = torch.empty((G * T,), dtype=torch.float32, device=x.device)
+    MAX_FUSED_SIZE = 65536 // x.element_size()
+    BD = min(MAX_FUSED_SIZE, triton.next_power_of_2(group_size))
+    if group_size > BD:
+        raise RuntimeError("This layer norm doesn't support feature dim >= 64KB.")
+    num_warps = min(max(BD // 256, 1), 8)
+    layer_norm_fwd_kernel_group[(T, G)](
+        x=x, y=out, w=weight, b=None, g=z, mean=None, rstd=rstd, stride_x_row=x.stride(0),
+        stride_y_row=out.stride(0), stride_g_row=z.stride(0), T=T, D=group_size, eps=1e-5,
+        BD=BD, NORM_BEFORE_GATE=False, IS_RMS_NORM=True, num_warps=num_warps)
+    return out
+'''),
+    Adapter("vllm", "fusion.gated_rms_norm", "vllm/model_executor/layers/mamba/ops/layernorm_gated.py",
+            ("_layer_norm_fwd_1pass_kernel",),
+            notes="rms_norm_gated (Mamba-2 RMSNormGated, norm_before_gate=False, one group, "
+                  "eps 1e-5): _layer_norm_fwd's one-pass kernel, one program per row",
+            glue='''
+def run(x, z, weight):
+    M, N = x.shape
+    group_size = N
+    ngroups = N // group_size
+    out = torch.empty_like(x)
+    rstd = torch.empty((ngroups * M,), dtype=torch.float32, device=x.device)
+    MAX_FUSED_SIZE = 65536 // x.element_size()
+    BLOCK_N = min(MAX_FUSED_SIZE, triton.next_power_of_2(group_size))
+    if group_size > BLOCK_N:
+        raise RuntimeError("This layer norm doesn't support feature dim >= 64KB.")
+    num_warps = min(max(BLOCK_N // 256, 1), 8)
+    _layer_norm_fwd_1pass_kernel[(M, ngroups)](
+        x, out, weight, None, z, None, rstd, x.stride(0), out.stride(0), z.stride(0), M,
+        group_size, 1e-5, BLOCK_N=BLOCK_N, NORM_BEFORE_GATE=False, IS_RMS_NORM=True,
+        num_warps=num_warps)
+    return out
+'''),
+    Adapter("vllm", "spatial.rotary_embedding_neox", VROT, ("rotary_kernel",),
+            notes="flash-attn's rotary kernel (vllm_flash_attn copy), INTERLEAVED=False: each "
+                  "token a sequence of length 1 with seqlen_offsets = positions; cos/sin are "
+                  "the two halves of the cache made contiguous, kept in float32 (apply_rotary "
+                  "asserts cos in x's dtype; the kernel loads them as float32 either way)",
+            glue=_VROT_GLUE + '''
+
+def run(positions, query, key, cos_sin_cache):
+    return _rope(positions, query, key, cos_sin_cache, cos_sin_cache.shape[1], False)
+'''),
+    Adapter("vllm", "spatial.rotary_embedding_gptj", VROT, ("rotary_kernel",),
+            notes="the same kernel with INTERLEAVED=True and rotary_dim R < head size: the "
+                  "tail of every head copied as apply_rotary does",
+            glue=_VROT_GLUE + '''
+
+def run(positions, query, key, cos_sin_cache, head_size):
+    return _rope(positions, query, key, cos_sin_cache, head_size, True)
+'''),
+    Adapter("vllm", "activation.swigluoai_and_mul", "vllm/models/minimax_m3/amd/ops/swiglu_oai.py",
+            ("_swiglu_oai_kernel",),
+            notes="MiniMax-M3's swiglu_oai_split (alpha 1.702, beta 1, limit 7): the kernel "
+                  "reads the split layout (gate half, then up half), so the glue copies the "
+                  "task's interleaved columns into that layout first; BLOCK_I 512 from "
+                  "n_inter >= 2048 else 256, 4 warps",
+            glue='''
+def run(x):
+    M, two_i = x.shape
+    n_inter = two_i // 2
+    # layout: the task interleaves gate/up columns, the package takes [gate | up]
+    x2 = torch.empty((M, two_i), dtype=x.dtype, device=x.device)
+    x2[:, :n_inter].copy_(x[:, 0::2])
+    x2[:, n_inter:].copy_(x[:, 1::2])
+    out = torch.empty((M, n_inter), dtype=x.dtype, device=x.device)
+    block_i = 512 if n_inter >= 2048 else 256
+    grid = (M, triton.cdiv(n_inter, block_i))
+    _swiglu_oai_kernel[grid](x2, out, n_inter, x2.stride(0), x2.stride(1), out.stride(0),
+                             out.stride(1), float(1.702), float(1.0), float(7.0),
+                             HAS_LIMIT=True, BLOCK_I=block_i, num_warps=4)
+    return out
+'''),
+)
+add(
+    Adapter("sglang", "fusion.gated_rms_norm", "sglang/kernels/ops/attention/fla/layernorm_gated.py",
+            ("_layer_norm_fwd_1pass_kernel",),
+            notes="rms_norm_gated (RMSNorm with norm_before_gate=False, eps 1e-5, swish): the "
+                  "multi-row kernel, rows_per_block = min(next_power_of_2(cdiv(M, 2 x 132 SMs "
+                  "of an H100)), 4); on sm90 the package launches with PDL (USE_GDC=True, "
+                  "launch_pdl=True)",
+            glue='''
+MAX_ROWS_PER_BLOCK = 4
+SM_COUNT = 132  # _get_sm_count on an H100
+
+
+def calc_rows_per_block(M):
+    rows_per_block = triton.next_power_of_2(triton.cdiv(M, 2 * SM_COUNT))
+    return min(rows_per_block, MAX_ROWS_PER_BLOCK)
+
+
+def run(x, z, weight):
+    M, N = x.shape
+    group_size = N
+    ngroups = N // group_size
+    out = torch.empty_like(x)
+    rstd = torch.empty((ngroups * M,), dtype=torch.float32, device=x.device)
+    MAX_FUSED_SIZE = 65536 // x.element_size()
+    BLOCK_N = min(MAX_FUSED_SIZE, triton.next_power_of_2(group_size))
+    if group_size > BLOCK_N:
+        raise RuntimeError("This layer norm doesn't support feature dim >= 64KB.")
+    num_warps = min(max(BLOCK_N // 256, 1), 8)
+    rows_per_block = calc_rows_per_block(M)
+    grid = (triton.cdiv(M, rows_per_block), ngroups)
+    pdl_kwargs = {"USE_GDC": True, "launch_pdl": True}  # is_arch_support_pdl() on sm90
+    _layer_norm_fwd_1pass_kernel[grid](
+        x, out, weight, None, z, None, rstd, x.stride(0), out.stride(0), z.stride(0), 0, 0, M,
+        group_size, 1e-5, BLOCK_N=BLOCK_N, ROWS_PER_BLOCK=rows_per_block, HAS_BIAS=False,
+        HAS_Z=True, Z_IS_3D=False, Z_HEADS=1, NORM_BEFORE_GATE=False, IS_RMS_NORM=True,
+        num_warps=num_warps, ACTIVATION="swish", **pdl_kwargs)
+    return out
+'''),
+)

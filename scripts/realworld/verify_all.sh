@@ -12,7 +12,7 @@ if [ ${#SUBS[@]} -eq 0 ]; then
 fi
 KGB=${KGB:-kgb}
 for sub in "${SUBS[@]}"; do
-  args=(verify ".realworld/submissions/$sub" --device "$DEVICE" --out ".realworld/out/$sub")
+  args=(verify ".realworld/submissions/$sub" --device "$DEVICE" --out ".realworld/out/$sub" --force)
   [ -n "$TASKS" ] && args+=(--tasks "$TASKS")
   if [ "$DEVICE" = cpu ]; then args+=(--sandbox process --jobs 1); fi
   echo "== $sub"
