@@ -188,6 +188,8 @@ REPAIRS_PROGRAM = textwrap.dedent('''
 
     # Programmatic dependent launch (SGLang on sm90+, docs/realworld.md FP4): the grid
     # dependency builtins order grids on a stream; the interpreter runs grids one by one.
+    from triton.language.extra.cuda import gdc_launch_dependents as pdl_release
+
     @triton.jit
     def gdc_copy(x_ptr, y_ptr, n, BLOCK: tl.constexpr, USE_GDC: tl.constexpr):
         if USE_GDC:
@@ -195,11 +197,12 @@ REPAIRS_PROGRAM = textwrap.dedent('''
         offs = tl.arange(0, BLOCK)
         tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) * 2.0, mask=offs < n)
         if USE_GDC:
-            tl.extra.cuda.gdc_launch_dependents()
+            pdl_release()  # the imported spelling
 
     zs = torch.empty(8)
     gdc_copy[(1,)](xs, zs, 8, BLOCK=8, USE_GDC=True, launch_pdl=True)
-    print("gdc", torch.equal(zs, xs * 2.0))
+    refused = non_constexpr_globals(sys.modules[__name__])
+    print("gdc", torch.equal(zs, xs * 2.0) and not refused, refused)
     print("applied", " ".join(applied))
 ''')
 
@@ -222,7 +225,7 @@ def test_interpreter_repairs_give_compiled_semantics_or_a_named_limitation(tmp_p
     assert lines["bf16"].startswith("True"), lines["bf16"]
     assert lines["loops"].startswith("True"), lines["loops"]
     assert lines["aliases"].startswith("True"), lines["aliases"]
-    assert lines["gdc"] == "True", proc.stdout + proc.stderr[-2000:]
+    assert lines["gdc"].startswith("True"), proc.stdout + proc.stderr[-2000:]
     assert {"libdevice-via-torch", "bool-ops-elementwise", "bf16-arithmetic-fp32",
             "loop-vars-tensors", "gdc-no-op"} <= set(
         lines["applied"].split())

@@ -39,8 +39,7 @@ def judge_job(request: P.JudgeRequest, cache_dir: Path) -> P.JudgeResult:
     claims = {c.id: c for c in request.claims}
     clock.lap("load")
     cases = tuple(job.case(i, case, claims.get(case.id)) for i, case in enumerate(request.cases))
-    clock.lap("cases")
-    clock.split("cases", job.seconds)
+    clock.lap("cases", job.seconds)
     rechecked = speed.recheck(request, task, inputs_module, reference, None)
     clock.lap("recheck")
     baselines = speed.baselines(request, inputs_module, reference)
@@ -57,18 +56,17 @@ class _PhaseClock:
         self.phases: list[P.Phase] = []
         self._last = time.perf_counter()
 
-    def lap(self, name: str) -> None:
+    def lap(self, name: str, parts: dict[str, float] | None = None) -> None:
+        """The time since the last lap as phase `name`, or, given `parts` (seconds of named
+        pieces of it), as `name:part` phases and `name:other` for the rest."""
         now = time.perf_counter()
-        self.phases.append(P.Phase(name, round(now - self._last, 4)))
-        self._last = now
-
-    def split(self, name: str, parts: dict[str, float]) -> None:
-        """Replace phase `name` by `name:part` phases and `name:other` for the rest."""
-        whole = next(p for p in self.phases if p.name == name)
-        rest = max(0.0, whole.seconds - sum(parts.values()))
-        at = self.phases.index(whole)
-        self.phases[at:at + 1] = [P.Phase(f"{name}:{k}", round(v, 4)) for k, v in parts.items()] \
-            + [P.Phase(f"{name}:other", round(rest, 4))]
+        seconds, self._last = now - self._last, now
+        if parts is None:
+            self.phases.append(P.Phase(name, round(seconds, 4)))
+            return
+        self.phases += [P.Phase(f"{name}:{k}", round(v, 4)) for k, v in parts.items()]
+        rest = max(0.0, seconds - sum(parts.values()))
+        self.phases.append(P.Phase(f"{name}:other", round(rest, 4)))
 
 
 class _Job:

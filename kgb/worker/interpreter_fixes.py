@@ -235,8 +235,10 @@ def _apply_grid_dependency_control(it: Any) -> tuple[str, ...]:
     sm90+, SGLang's habit) order this grid against its neighbours on the stream; Triton
     documents both as safe without dependent launch. The interpreter runs grids one after
     another and has no builder for them (docs/realworld.md, FP4): there they do nothing."""
+    import sys
+
     try:
-        import triton.language.extra.cuda as cuda
+        import triton.language as tl
         import triton.language.extra.cuda.gdc as gdc
     except ImportError:
         return ()
@@ -244,13 +246,18 @@ def _apply_grid_dependency_control(it: Any) -> tuple[str, ...]:
     for name in ("create_grid_dependency_wait", "create_grid_dependency_launch_dependents"):
         if not hasattr(builder, name):
             setattr(builder, name, lambda self: None)
+    # triton.language.extra builds its backend packages itself: `tl.extra.cuda` and
+    # sys.modules["triton.language.extra.cuda"] (what `from ... import gdc_wait` reads) are
+    # two module objects, each with its own binding of the names.
+    holders = {id(m): m for m in (gdc, tl.extra.cuda, sys.modules.get("triton.language.extra.cuda"))
+               if m is not None}
     for name in ("gdc_wait", "gdc_launch_dependents"):
         real = getattr(gdc, name, None)
         if real is None or getattr(real, "__kgb_interpreter_ready__", False):
             continue
         ready = _with_interpreter_semantic(real, it)
-        setattr(gdc, name, ready)
-        setattr(cuda, name, ready)
+        for module in holders.values():
+            setattr(module, name, ready)
     return (GDC_FIX,)
 
 
