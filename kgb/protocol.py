@@ -67,6 +67,9 @@ def output_file(case_index: int, call_index: int) -> str:
     return f"case_{case_index:03d}_call_{call_index}.safetensors"
 
 
+MISSING_OUTPUT = "the output file is missing"
+
+
 def timed_file(case_index: int, rep: int) -> str:
     """The outputs of timed call `rep` (0-based) of a case, kept when the supervisor chose it."""
     return f"timed_{case_index:03d}_{rep:03d}.safetensors"
@@ -226,6 +229,7 @@ class TimedCase:
     profiler_ms: float | None = None  # device time of one profiled call, all streams
     kernels: tuple[str, ...] = ()  # kernel names the profiler saw while timing
     streams: int = 0
+    unsaved: str | None = None  # kept outputs that did not fit the output folder: why
 
 
 @dataclass(frozen=True)
@@ -336,6 +340,9 @@ class Commit:
     fingerprints: tuple[str, ...]
     keep: tuple[int, ...]  # chosen by the supervisor after the fingerprints arrived
     t: float
+    # The bytes of one timed call's outputs as the worker told the supervisor, which keeps
+    # fewer of very large ones; the judge holds the claim against the saved files (D309).
+    bytes: int = 0
 
 
 @dataclass(frozen=True)

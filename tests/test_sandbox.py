@@ -516,9 +516,10 @@ channel = Channel()
 channel.mark("start c0")
 time.sleep(0.2)
 prints = [f"fp{i}" for i in range(100)]
-keep = channel.commit("c0", prints)
+keep = channel.commit("c0", prints, 1 << 20)
+huge = channel.commit("c1", prints, 6 << 30)
 channel.mark("end c0")
-print(json.dumps({"live": channel.live, "keep": keep}))
+print(json.dumps({"live": channel.live, "keep": keep, "huge": huge}))
 """
 
 
@@ -528,7 +529,8 @@ print(json.dumps({"live": channel.live, "keep": keep}))
 def test_the_supervisor_channel_times_marks_and_picks_what_to_keep(backend, tmp_path):
     """Marks are timed on the supervisor's clock and the outputs to keep are chosen by it
     after the fingerprints arrived, from a secret the worker never sees: two runs with the
-    same fingerprints keep different outputs."""
+    same fingerprints keep different outputs. Outputs of 6 GiB are kept once, not four times
+    (they would outgrow the output folder), and the size claimed is on the record."""
     import json
     import sys
 
@@ -552,9 +554,11 @@ def test_the_supervisor_channel_times_marks_and_picks_what_to_keep(backend, tmp_
         assert seen["live"] and channel is not None
         (start, t0), (end, t1) = channel["marks"]
         assert (start, end) == ("start c0", "end c0") and t1 - t0 >= 0.2
-        (commit,) = channel["commits"]
+        commit, huge = channel["commits"]
         assert commit["case"] == "c0" and len(commit["fingerprints"]) == 100
         assert commit["keep"] == seen["keep"] and len(seen["keep"]) == 4
+        assert commit["bytes"] == 1 << 20 and huge["bytes"] == 6 << 30
+        assert huge["keep"] == seen["huge"] and len(seen["huge"]) == 1
         keeps.append(seen["keep"])
     assert keeps[0] != keeps[1]
 

@@ -138,3 +138,40 @@ def test_the_profiler_counts_fills_as_time_but_not_as_kernels():
     seen = summarize(events, cuda)
     assert seen.kernels == frozenset({"_matmul_kernel"})
     assert seen.device_ms == 1.0 and seen.streams == 1
+
+
+def test_timed_outputs_the_output_folder_could_not_hold_cost_the_speedup_not_the_verdict():
+    """A kept timed output that did not fit the output folder (a 6 GB softmax output beside
+    the case calls') is not a cheat: the re-check is named as missing and no speedup counts.
+    Without the worker's note the missing file stays D308."""
+    execution, worker, judge = honest()
+    missing = replace(judge, timed_checks=(
+        P.TimedCheck("c0", 3, P.CaseStatus.PASSED),
+        P.TimedCheck("c0", 11, P.CaseStatus.FAILED, P.MISSING_OUTPUT, "D308")))
+    assert rule(execution, worker, missing) == "D308"
+    full = with_timed(worker, unsaved="timed call 11: No space left on device (os error 28)")
+    result = judge_speed(PLAN, execution, full, missing)
+    assert result.violation is None and not result.counted
+    assert any("output folder was full" in u and "--limit output" in u
+               for u in result.unchecked)
+    # a wrong output that was saved is still D308 whatever the worker says about room
+    wrong = replace(judge, timed_checks=(
+        P.TimedCheck("c0", 3, P.CaseStatus.FAILED, "mismatch", "D308"),))
+    assert rule(execution, full, wrong) == "D308"
+
+
+def test_an_overstated_output_size_is_caught_by_the_judge():
+    """The supervisor keeps one timed output instead of four when the worker says each takes
+    6 GiB; the judge holds that claim against the bytes it loaded (D309)."""
+    import torch
+
+    from kgb.judge.speed import size_claim_problem
+    from kgb.sandbox._supervisor import keep_count
+
+    assert keep_count(20, 256 << 20) == 4 and keep_count(20, 6 << 30) == 1
+    assert keep_count(2, 1) == 2 and keep_count(20, 3 << 30) == 2
+    outputs = [torch.zeros(1000, 250, dtype=torch.float32)]  # 1 MB
+    honest_commit = P.Commit("c0", ("fp",), (0,), 1.0, bytes=1_000_000)
+    assert size_claim_problem(honest_commit, outputs) is None
+    inflated = replace(honest_commit, bytes=6 << 30)
+    assert "6442450944 bytes; they take 1000000" in size_claim_problem(inflated, outputs)

@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 import os
 
+from kgb.sandbox._supervisor import keep_count
+
 ENV = "KGB_CHANNEL"  # "3,4": the worker's fds for marks out and answers in
 STAGE_MARK = "stage "  # prefix of the marks that open a worker stage (runtime, device, ...)
 
@@ -37,12 +39,13 @@ class Channel:
         if self._out is not None:
             os.write(self._out, f"B {edge}\n".encode())
 
-    def commit(self, case: str, fingerprints: list[str], keep: int = 4) -> list[int]:
+    def commit(self, case: str, fingerprints: list[str], nbytes: int) -> list[int]:
         """Indices of the outputs to keep, chosen by the supervisor after it has the
-        fingerprints (the first `keep` without a channel)."""
+        fingerprints and the size of one call's outputs (the first few without a channel)."""
         if self._out is None:
-            return list(range(min(keep, len(fingerprints))))
-        os.write(self._out, f"C {case} {json.dumps(fingerprints)}\n".encode())
+            return list(range(keep_count(len(fingerprints), nbytes)))
+        payload = json.dumps({"fingerprints": fingerprints, "bytes": nbytes})
+        os.write(self._out, f"C {case} {payload}\n".encode())
         answer = self._in.readline()
         try:
             chosen = [int(i) for i in json.loads(answer)]

@@ -172,7 +172,7 @@ def load_outputs(out_dir: Path, name: str, device: str) -> list[torch.Tensor]:
     """The outputs of one call, from the one file the plan names, inside `out_dir` only."""
     path = out_dir / name
     if path.is_symlink() or not path.is_file():
-        raise ValueError("the output file is missing")
+        raise ValueError(P.MISSING_OUTPUT)
     if path.resolve().parent != out_dir.resolve():
         raise ValueError("the output file is not inside the job's output folder")
     if path.stat().st_size > MAX_OUTPUT_FILE:

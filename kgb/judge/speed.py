@@ -55,6 +55,10 @@ def _one(request, task, inputs_module, reference, out_dir, index, case, commit, 
         return P.TimedCheck(case.id, rep, P.CaseStatus.FAILED,
                             "the saved outputs are not the ones committed after timing",
                             RR.TIMED_OUTPUT_SWAPPED.id)
+    misstated = size_claim_problem(commit, outputs)
+    if misstated:
+        return P.TimedCheck(case.id, rep, P.CaseStatus.FAILED, misstated,
+                            RR.TIMED_OUTPUT_SWAPPED.id)
     inputs = _timed_inputs(request, inputs_module, case, rep + 1)
     if task.compare == "statistical":
         problems = reference.check(tuple(outputs), inputs)
@@ -70,6 +74,16 @@ def _one(request, task, inputs_module, reference, out_dir, index, case, commit, 
         return P.TimedCheck(case.id, rep, P.CaseStatus.PASSED)
     return P.TimedCheck(case.id, rep, P.CaseStatus.FAILED, P.cut(message, 300),
                         RR.TIMED_OUTPUT_WRONG.id)
+
+
+def size_claim_problem(commit: P.Commit, outputs: list[torch.Tensor]) -> str | None:
+    """The supervisor kept fewer timed outputs when the worker said they were large
+    (keep_count): an overstated size, bought to be re-checked less, is caught here."""
+    saved = sum(o.numel() * o.element_size() for o in outputs)
+    if commit.bytes == saved:
+        return None
+    return (f"the worker told the supervisor its timed outputs take {commit.bytes} bytes; "
+            f"they take {saved}")
 
 
 def _timed_inputs(request: P.JudgeRequest, inputs_module: ModuleType, case: P.CaseSpec,

@@ -68,7 +68,7 @@ def job_facts(job_dir: Path, out_root: Path, plan: P.PlanRecord, execution: P.Ex
     largest = max(timings, key=lambda t: t.bytes + t.flops, default=None)
     # Speedups only for a kernel that passed, timed under the supervisor's clock on a GPU
     # that did not throttle: anything else is reported, never counted.
-    counted = verdict.verdict == P.Verdict.PASSED and speed is not None and \
+    counted = verdict.verdict == P.Verdict.PASSED and speed is not None and speed.counted and \
         execution is not None and execution.channel and not (conditions and conditions.throttled)
     return P.JobFacts(
         log_dir=str(job_dir.relative_to(out_root)), device=plan.slot,

@@ -36,6 +36,7 @@ class SpeedResult:
     cases: tuple[P.CaseTiming, ...]
     violation: tuple[Rule, str] | None
     unchecked: tuple[str, ...]  # checks that could not run, with why
+    counted: bool = True  # False: a timed case's re-checks are missing, so no speedup counts
 
 
 def judge_speed(plan: P.PlanRecord, execution: P.ExecRecord | None, worker: P.WorkerResult,
@@ -68,7 +69,11 @@ def judge_speed(plan: P.PlanRecord, execution: P.ExecRecord | None, worker: P.Wo
             violation = (found[0], f"{timed.case}: {found[1]}")
     if any(t.profiler_ms is None for t in worker.timed):
         unchecked.append("the profiler did not run for some timed case")
-    return SpeedResult(tuple(out), violation, tuple(dict.fromkeys(unchecked)))
+    unsaved = [t for t in worker.timed if t.unsaved is not None]
+    for timed in unsaved:  # the worker's word: it only ever costs the kernel its speedup
+        unchecked.append(f"{timed.case}: timed outputs not re-checked, the output folder was "
+                         f"full ({P.cut(timed.unsaved, 160)}); raise --limit output=BYTES")
+    return SpeedResult(tuple(out), violation, tuple(dict.fromkeys(unchecked)), not unsaved)
 
 
 def _case_timing(plan: P.PlanRecord, spec: P.CaseSpec, timed: P.TimedCase,
@@ -110,6 +115,8 @@ def _floor_ms(peaks: P.Peaks, spec: P.CaseSpec) -> float | None:
 def _rechecked(timed: P.TimedCase, checks: list[P.TimedCheck],
                execution: P.ExecRecord | None) -> tuple[Rule, str] | None:
     for check in checks:
+        if timed.unsaved is not None and check.message == P.MISSING_OUTPUT:
+            continue  # not saved for lack of room: no speedup counts (judge_speed)
         if check.status == P.CaseStatus.FAILED:
             rule = RR.TIMED_OUTPUT_SWAPPED if check.rule == RR.TIMED_OUTPUT_SWAPPED.id else \
                 RR.TIMED_OUTPUT_WRONG
@@ -119,7 +126,7 @@ def _rechecked(timed: P.TimedCase, checks: list[P.TimedCheck],
         if commit is None or len(commit.fingerprints) != len(timed.times_ms):
             return RR.TIMED_OUTPUT_SWAPPED, ("the timed outputs were not committed to the "
                                              "supervisor as the timing loop ran them")
-        if len(checks) < len(commit.keep):
+        if len(checks) < len(commit.keep) and timed.unsaved is None:
             return RR.TIMED_OUTPUT_WRONG, "a timed output the supervisor chose was not saved"
     return None
 

@@ -147,6 +147,15 @@ class _Libc:
 CHANNEL_FDS = (3, 4)  # in the worker: marks and commits out, the supervisor's answers in
 CHANNEL_CAP = 4 << 20  # bytes the worker may send on the channel in all
 MAX_KEEP = 4  # timed outputs kept for re-checking per commit
+KEEP_BYTES = 8 << 30  # ... fewer when they would take more than this (one is always kept)
+
+
+def keep_count(calls: int, nbytes: int) -> int:
+    """How many of `calls` timed outputs of `nbytes` each are kept for re-checking: a 6 GB
+    output kept four times, next to the case calls', outgrows the output folder. A worker that
+    overstates `nbytes` to be re-checked less is caught by the judge (D309)."""
+    fits = KEEP_BYTES // max(1, nbytes)
+    return min(calls, MAX_KEEP, max(1, fits))
 
 
 def _child(cfg: dict, libc: _Libc, out_w: int, err_w: int,
@@ -365,15 +374,17 @@ class _Notary:
         elif kind == "C" and len(self.commits) < 10000:
             case, _, payload = rest.partition(" ")
             try:
-                prints = [str(p)[:100] for p in json.loads(payload)][:1000]
-            except ValueError:
-                prints = []
+                claim = json.loads(payload)
+                prints = [str(p)[:100] for p in claim["fingerprints"]][:1000]
+                nbytes = max(0, int(claim["bytes"]))
+            except (ValueError, TypeError, KeyError):
+                prints, nbytes = [], 0
             digest = hmac.new(self.secret, (case + "\n" + "\n".join(prints)).encode(),
                               hashlib.sha256).digest()
             keep = sorted(random.Random(digest).sample(range(len(prints)),
-                                                       min(MAX_KEEP, len(prints))))
+                                                       keep_count(len(prints), nbytes)))
             self.commits.append({"case": case[:200], "fingerprints": prints, "keep": keep,
-                                 "t": at})
+                                 "t": at, "bytes": nbytes})
             try:
                 os.write(self.reply_w, (json.dumps(keep) + "\n").encode())
             except OSError:

@@ -31,6 +31,7 @@ from kgb.worker.outputs import (
     aliases,
     as_items,
     mutated,
+    out_of_room,
     poison_allocator,
     save_outputs,
     type_names,
@@ -233,7 +234,7 @@ class _CallRunner:
         try:
             save_outputs(outputs, Path(spec.out_dir) / P.output_file(case_index, call_index))
         except Exception as exc:
-            kind = P.ErrorKind.STORAGE if _out_of_room(exc) else P.ErrorKind.RUNTIME
+            kind = P.ErrorKind.STORAGE if out_of_room(exc) else P.ErrorKind.RUNTIME
             return P.CallRecord(status=P.CaseStatus.RAISED, error_kind=kind,
                                 error=f"outputs could not be saved: {str(exc)[:300]}", **base,
                                 **evidence), inputs
@@ -255,13 +256,3 @@ def _keep_traceback(spec: P.JobSpec, progress: _Progress, exc: BaseException) ->
         progress.traceback_written = True
     except OSError:
         pass
-
-
-def _out_of_room(exc: BaseException) -> bool:
-    """The output folder's cap (a full tmpfs, RLIMIT_FSIZE), not a fault of the outputs."""
-    import errno
-
-    if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EFBIG, errno.EDQUOT):
-        return True
-    text = str(exc)  # safetensors wraps the OS error in its own exception
-    return "No space left on device" in text or "File too large" in text

@@ -71,3 +71,13 @@ def mutated(inputs: tuple[Any, ...], originals: list[Any]) -> tuple[int, ...]:
 def save_outputs(outputs: tuple[torch.Tensor, ...], path: Path) -> None:
     save_file({OUTPUT_KEY.format(i): o.detach().contiguous().cpu() for i, o in enumerate(outputs)},
               str(path))
+
+
+def out_of_room(exc: BaseException) -> bool:
+    """The output folder's cap (a full tmpfs, RLIMIT_FSIZE), not a fault of the outputs."""
+    import errno
+
+    if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EFBIG, errno.EDQUOT):
+        return True
+    text = str(exc)  # safetensors wraps the OS error in its own exception
+    return "No space left on device" in text or "File too large" in text

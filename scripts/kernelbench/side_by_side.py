@@ -72,6 +72,9 @@ def main() -> int:
     parser.add_argument("--kernelbench", type=Path, required=True)
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--sandbox", default="bwrap")
+    parser.add_argument("--only", help="one task id of the kit (default: every problem)")
+    parser.add_argument("--kgb-arg", action="append", default=[],
+                        help="passed on to kgb verify, e.g. --kgb-arg=--limit=output=48g")
     parser.add_argument("--kb-one", nargs=2, type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.kb_one:
@@ -88,6 +91,8 @@ def main() -> int:
         print(proc.stdout[-2000:], proc.stderr[-2000:])
         return 1
     for problem, kernel, task in PAIRS:
+        if args.only and task != args.only:
+            continue
         row: dict = {"task": task}
         kb_env = dict(os.environ, PYTHONPATH=os.pathsep.join(
             [os.environ.get("KB_SITE", ""), os.environ.get("PYTHONPATH", "")]))
@@ -101,7 +106,8 @@ def main() -> int:
         run = args.out / f"kgb-{task}"
         seconds, proc = timed(kgb + ["verify", str(HERE / "submission"), "--tasks", str(tasks),
                                      "--only", task, "--device", "cuda", "--sandbox",
-                                     args.sandbox, "--out", str(run), "--force"])
+                                     args.sandbox, "--out", str(run), "--force",
+                                     *args.kgb_arg])
         report = run / "report.json"
         job = next((j for j in json.loads(report.read_text())["jobs"] if j["task"] == task),
                    {}) if report.exists() else {}
