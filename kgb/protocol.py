@@ -268,6 +268,9 @@ class JudgeRequest:
     commits: tuple[Commit, ...] = ()  # the supervisor's: which timed outputs were kept
     timed_cases: tuple[str, ...] = ()  # cases the worker timed: baselines are timed for these
     baselines: str = "all"  # "all" (eager and torch.compile), "eager" or "none" (--baselines)
+    # The job's output-folder cap (--limit output): no honest output file is larger, and a
+    # fixed cap below it turned a 6.4 GB softmax output into `incorrect`.
+    output_cap: int = 4 << 30
 
 
 @dataclass(frozen=True)

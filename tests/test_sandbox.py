@@ -605,3 +605,32 @@ def test_compile_time_extends_the_run_limit_only_as_far_as_the_compile_budget(ba
     assert not autotune.timed_out and "finished" in autotune.stdout, autotune
     assert forever.timed_out and 5.0 <= forever.wall_s < 8.0, forever
     assert autotune.channel is not None and autotune.channel["compile_s"] >= 2.5
+
+
+@pytest.mark.bwrap
+def test_a_run_folder_in_dev_shm_is_visible_to_a_bwrap_worker(tmp_path):
+    """`--out /dev/shm/...` (RAM-backed room for GB-sized outputs) once crashed every job
+    under bwrap ("job.json is missing"): the sandbox's own /dev/shm tmpfs hid the job folder,
+    which was never bound since paths under /dev were taken as already there."""
+    import shutil
+
+    sandbox = backend_or_skip("bwrap")
+    if not os.path.isdir("/dev/shm"):
+        pytest.skip("no /dev/shm here")
+    run = Path("/dev/shm") / f"kgb-test-{secrets.token_hex(4)}"
+    try:
+        job, out = run / "job", run / "job" / "out"
+        out.mkdir(parents=True)
+        run.chmod(0o755)
+        job.chmod(0o755)
+        (job / "job.json").write_text('{"ok": true}')
+        program = (f"import json; d = json.load(open({str(job / 'job.json')!r})); "
+                   f"open({str(out / 'result.json')!r}, 'w').write(json.dumps(d))")
+        result = sandbox.run(SandboxRequest(argv=(sys.executable, "-c", program), out_dir=out,
+                                            ro_paths=(job,), env=(), tmp_dir=tmp_path / "tmp",
+                                            cwd=Path("/")), Limits(wall_time_s=60))
+        assert result.returncode == 0, result.stderr[-2000:]
+        assert json.loads((out / "result.json").read_text()) == {"ok": True}
+    finally:
+        shutil.rmtree(run, ignore_errors=True)
+        sandbox.close()

@@ -314,6 +314,9 @@ def test_a_result_naming_other_files_is_rejected(tmp_path):
     assert isinstance(parsed, P.ProtocolError) and "output_file" in str(parsed)
 
 
+CAP = 1 << 20
+
+
 def test_the_judge_reads_only_the_planned_file_inside_the_output_folder(tmp_path):
     import torch
     from safetensors.torch import save_file
@@ -328,14 +331,21 @@ def test_the_judge_reads_only_the_planned_file_inside_the_output_folder(tmp_path
     name = P.output_file(0, 0)
     (out / name).symlink_to(cache / "ref.safetensors")  # the reference, through a link
     with pytest.raises(ValueError, match="missing"):
-        load_outputs(out, name, "cpu")
+        load_outputs(out, name, "cpu", CAP)
     (out / name).unlink()
     with pytest.raises(ValueError, match="missing"):
-        load_outputs(out, name, "cpu")  # nothing at the planned name: nothing is read
+        load_outputs(out, name, "cpu", CAP)  # nothing at the planned name: nothing is read
     with pytest.raises(ValueError, match="not inside"):
-        load_outputs(out, "../../../refcache/t/ref.safetensors", "cpu")
+        load_outputs(out, "../../../refcache/t/ref.safetensors", "cpu", CAP)
     save_file({"out0": torch.zeros(3)}, str(out / name))
-    assert torch.equal(load_outputs(out, name, "cpu")[0], torch.zeros(3))
+    assert torch.equal(load_outputs(out, name, "cpu", CAP)[0], torch.zeros(3))
+    # the cap is the job's output-folder limit, whatever it is: a file the sandbox could not
+    # have let through is refused, one it allowed is read (a fixed 4 GiB cap once called a
+    # 6.4 GB softmax output `incorrect`)
+    size = (out / name).stat().st_size
+    with pytest.raises(ValueError, match="size cap"):
+        load_outputs(out, name, "cpu", size - 1)
+    assert torch.equal(load_outputs(out, name, "cpu", size)[0], torch.zeros(3))
 
 
 def test_outputs_that_outgrow_the_output_folder_are_kgbs_limit_not_a_crash():

@@ -26,7 +26,6 @@ from kgb.tasks.casegen import call_inputs, fingerprint, load_module
 from kgb.tasks.loader import load_task
 from kgb.tasks.model import Task
 
-MAX_OUTPUT_FILE = 4 << 30
 MAX_CACHED_REFERENCE = 16 << 20  # larger reference outputs are recomputed, not cached on disk
 
 
@@ -110,7 +109,8 @@ class _Job:
             return P.CallJudgement(status=P.CaseStatus.INFRA, message="input fingerprint "
                                    "differs between the workers", **base), None
         try:
-            outputs = load_outputs(self.out_dir, P.output_file(case_index, call_index), device)
+            outputs = load_outputs(self.out_dir, P.output_file(case_index, call_index), device,
+                                   self.request.output_cap)
         except (OSError, ValueError) as exc:  # the file is untrusted
             return P.CallJudgement(status=P.CaseStatus.FAILED,
                                    message=f"unreadable outputs: {P.cut(str(exc), 300)}",
@@ -168,14 +168,15 @@ class _Job:
         return outputs
 
 
-def load_outputs(out_dir: Path, name: str, device: str) -> list[torch.Tensor]:
-    """The outputs of one call, from the one file the plan names, inside `out_dir` only."""
+def load_outputs(out_dir: Path, name: str, device: str, cap: int) -> list[torch.Tensor]:
+    """The outputs of one call, from the one file the plan names, inside `out_dir` only, and
+    no larger than the output folder the sandbox allowed (`cap`)."""
     path = out_dir / name
     if path.is_symlink() or not path.is_file():
         raise ValueError(P.MISSING_OUTPUT)
     if path.resolve().parent != out_dir.resolve():
         raise ValueError("the output file is not inside the job's output folder")
-    if path.stat().st_size > MAX_OUTPUT_FILE:
+    if path.stat().st_size > cap:
         raise ValueError("the output file is over the size cap")
     tensors = load_file(str(path), device=device)
     names = [P.OUTPUT_KEY.format(i) for i in range(len(tensors))]

@@ -46,7 +46,8 @@ def recheck(request: P.JudgeRequest, task: Task, inputs_module: ModuleType,
 def _one(request, task, inputs_module, reference, out_dir, index, case, commit, rep,
          load_outputs) -> P.TimedCheck:
     try:
-        outputs = load_outputs(out_dir, P.timed_file(index, rep), request.device)
+        outputs = load_outputs(out_dir, P.timed_file(index, rep), request.device,
+                               request.output_cap)
     except (OSError, ValueError) as exc:
         return P.TimedCheck(case.id, rep, P.CaseStatus.FAILED, P.cut(str(exc), 200),
                             RR.TIMED_OUTPUT_WRONG.id)

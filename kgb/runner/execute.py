@@ -145,7 +145,8 @@ def _run(job: Job, plan: P.PlanRecord, job_dir: Path, ctx: JobContext, clock: _C
             job_dir=str(job_dir), task_dir=str(job.task.folder), device=job.device,
             cases=plan.cases, layout_inputs=job.task.strided_inputs,
             seed_input=job.task.seed_input, claims=result.cases, commits=record.commits,
-            timed_cases=tuple(t.case for t in result.timed), baselines=ctx.baselines)
+            timed_cases=tuple(t.case for t in result.timed), baselines=ctx.baselines,
+            output_cap=ctx.limits.output_bytes)
         asked = time.monotonic()
         _run_judge(request, job_dir, ctx)
         clock.judge_s = time.monotonic() - asked

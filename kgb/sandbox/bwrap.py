@@ -102,10 +102,18 @@ def _ro_paths(request: SandboxRequest) -> list[str]:
     for p in request.ro_paths:
         wanted.add(str(p))
         wanted.add(os.path.realpath(p))
-    paths = sorted(p for p in wanted if os.path.exists(p)
-                   and not any(p == d or p.startswith(d + "/") for d in ("/usr", "/proc", "/dev")))
+    paths = sorted(p for p in wanted if os.path.exists(p) and not _covered(p))
     # a path inside another one is already visible (and binding it again would hide nothing)
     return [p for p in paths if not any(p.startswith(q + "/") for q in paths if q != p)]
+
+
+def _covered(path: str) -> bool:
+    """Already in the sandbox: /usr, /proc, /dev. Not /dev/shm, the sandbox's own small
+    tmpfs: a run folder there (`--out /dev/shm/...`, RAM-backed room for GB-sized outputs)
+    is bound like any other path."""
+    if path.startswith("/dev/shm/"):
+        return False
+    return any(path == d or path.startswith(d + "/") for d in ("/usr", "/proc", "/dev"))
 
 
 def _parents(path: str, made: set[str]) -> list[str]:
