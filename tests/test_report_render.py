@@ -58,6 +58,19 @@ def test_markdown_summary_has_the_rates_of_the_report(gpu):
     assert "Verdicts: passed 4, rejected 1, incorrect 1, missing 1" in md
 
 
+def test_a_run_without_the_compile_baseline_says_so_instead_of_a_blank_speedup(gpu):
+    """Seen on a real H100 run with --baselines eager: the html summary read "—×"."""
+    import copy
+
+    eager_only = copy.deepcopy(gpu)
+    eager_only["environment"]["baselines"] = "eager"
+    md, page = render_markdown(eager_only), render_html(eager_only)
+    assert _row(md, "geomean speedup over torch.compile")[1] == "not timed (--baselines eager)"
+    assert "not timed (--baselines eager)" in page
+    assert "—×" not in md and "—×" not in page
+    assert "×" in _row(render_markdown(gpu), "geomean speedup over torch.compile")[1]
+
+
 def test_markdown_category_table_and_offenders(gpu):
     md = render_markdown(gpu)
     assert _row(md, "Normalization") == ["Normalization", "2", "2", "2", "100%", "100%", "1.86"]

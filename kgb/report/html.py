@@ -82,7 +82,7 @@ def _cards(report: dict[str, Any], timed: bool) -> str:
              (V.pct(r.get("correct_given_compiled")), "Correct/Compile")]
     if timed:
         items += [(V.pct(fast.get("fast_1")), "fast_1"),
-                  (V.fmt(r.get("geomean_speedup_eager")) + "×", "geomean speedup"),
+                  (V.times(r.get("geomean_speedup_eager")), "geomean speedup"),
                   (V.fmt(V.summary(report).get("composite"), ".3f"), "composite")]
     return '<div class="cards">' + "".join(
         f"<div class=\"card\"><b>{esc(v)}</b><span>{label}</span></div>" for v, label in items
@@ -100,9 +100,8 @@ def _summary(report: dict[str, Any], timed: bool) -> str:
     rows += [[name, V.pct(fast.get(name))] for name in V.FAST_P_NAMES
              if name == "fast_0" or timed]
     if timed:
-        rows += [["geomean speedup over eager", V.fmt(r.get("geomean_speedup_eager")) + "×"],
-                 ["geomean speedup over torch.compile",
-                  V.fmt(r.get("geomean_speedup_compile")) + "×"],
+        rows += [["geomean speedup over eager", V.times(r.get("geomean_speedup_eager"))],
+                 ["geomean speedup over torch.compile", V.compile_speedup(report)],
                  ["composite (mean over tasks)",
                   V.fmt(V.summary(report).get("composite"), ".3f")]]
     else:

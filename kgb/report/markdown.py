@@ -53,9 +53,8 @@ def _summary(report: dict[str, Any], timed: bool) -> list[str]:
             rows.append([name, V.pct(fast.get(name))])
     if timed:
         rows += [["geomean speedup over eager (correct kernels)",
-                  V.fmt(r.get("geomean_speedup_eager"), ".2f") + "×"],
-                 ["geomean speedup over torch.compile",
-                  V.fmt(r.get("geomean_speedup_compile"), ".2f") + "×"],
+                  V.times(r.get("geomean_speedup_eager"))],
+                 ["geomean speedup over torch.compile", V.compile_speedup(report)],
                  ["composite (mean over tasks)", V.fmt(V.summary(report).get("composite"),
                                                        ".3f")]]
     else:

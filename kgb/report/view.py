@@ -29,6 +29,21 @@ def fmt(value: Any, spec: str = ".2f", none: str = "—") -> str:
     return none if v is None else format(v, spec)
 
 
+def times(value: Any, spec: str = ".2f") -> str:
+    """A speedup ("1.47×"), or "—" when there is none (never "—×")."""
+    v = num(value)
+    return "—" if v is None else format(v, spec) + "×"
+
+
+def compile_speedup(report: dict[str, Any]) -> str:
+    """The geomean over torch.compile, or why a run has none (`--baselines eager|none`)."""
+    env = report.get("environment") if isinstance(report.get("environment"), dict) else {}
+    chosen = env.get("baselines", "all")
+    if chosen != "all":
+        return f"not timed (--baselines {chosen})"
+    return times(rates(report).get("geomean_speedup_compile"))
+
+
 def pct(value: Any) -> str:
     return fmt(value, ".0%")
 

@@ -57,7 +57,7 @@ def kernelbench_one(kernelbench: Path, problem: Path, kernel: Path) -> dict:
                                      measure_performance=True, timing_method="cuda_event",
                                      device=0, backend="triton", precision=torch.float32)
     return {"compiled": result.compiled, "correctness": result.correctness,
-            "runtime_us": result.runtime, "ref_runtime_us": result.ref_runtime,
+            "runtime_ms": result.runtime, "ref_runtime_ms": result.ref_runtime,
             "metadata": {k: str(v)[:300] for k, v in result.metadata.items()}}
 
 
@@ -120,12 +120,12 @@ def main() -> int:
         rows.append(row)
         print(json.dumps(row)[:2000], flush=True)
     (args.out / "side_by_side.json").write_text(json.dumps(rows, indent=1))
-    print(f"{'task':34} {'KernelBench s':>13} {'correct':>7} {'runtime us':>10} "
+    print(f"{'task':34} {'KernelBench s':>13} {'correct':>7} {'runtime ms':>10} "
           f"{'kgb s':>7} {'verdict':>8} {'time ms':>8}")
     for row in rows[1:]:
         kb, kg = row["kernelbench"], row["kgb"]
         print(f"{row['task']:34} {kb['wall_s']:>13} {str(kb.get('correctness')):>7} "
-              f"{kb.get('runtime_us', '-'):>10} {kg['wall_s']:>7} {str(kg['verdict']):>8} "
+              f"{kb.get('runtime_ms', '-'):>10} {kg['wall_s']:>7} {str(kg['verdict']):>8} "
               f"{kg['time_ms'] or '-':>8}")
     return 0
 
