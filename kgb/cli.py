@@ -49,7 +49,8 @@ def cli() -> None:
 @click.option("--devices", default=None, metavar="0,1|all",
               help="GPU runs: the GPUs to use, one job per GPU at a time (default: GPU 0).")
 @click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True,
-              help="CPU runs: how many interpreter jobs run at once.")
+              help="Jobs at once: interpreter jobs on the CPU; on GPUs, jobs per GPU, only "
+                   "with --timing off.")
 @click.option("--resume", is_flag=True,
               help="Continue the stopped run in --out: keep its seed and finished jobs, run the "
                    "rest (same submission, suite and options required).")
@@ -308,7 +309,9 @@ def suite() -> None:
 @click.option("--sandbox", "sandbox_name", default="auto", show_default=True,
               type=click.Choice(["auto", "docker", "bwrap", "process"]))
 @click.option("--only", default=None, help="Comma-separated task ids (default: every task).")
-@click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True)
+@click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Jobs at once: interpreter jobs on the CPU; on GPUs, jobs per GPU, only "
+                   "with --timing off.")
 @click.option("--devices", default=None, metavar="0,1|all",
               help="GPU runs: the GPUs to use, one job per GPU at a time (default: GPU 0).")
 @click.option("--timing", type=click.Choice(["on", "off"]), default="on", show_default=True,

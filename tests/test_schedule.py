@@ -115,7 +115,7 @@ def test_resumed_jobs_are_not_run_again(monkeypatch):
 @pytest.mark.parametrize("device, devices, n, message", [
     ("cpu", "0", 1, "--devices applies to GPU runs"),
     ("cpu", None, 0, "--jobs 0"),
-    ("cuda:0", None, 2, "--jobs applies to CPU runs"),
+    ("cuda:0", None, 2, "--jobs on GPUs needs --timing off"),
     ("cuda:0", "7", 1, "--devices 7"),
     ("cuda:0", "x", 1, "give GPU indices"),
 ])
@@ -126,3 +126,16 @@ def test_bad_slot_options_are_one_line_errors(device, devices, n, message):
 
 def test_cpu_slots():
     assert resolve_slots("cpu", None, 3) == ("cpu", "cpu", "cpu")
+
+
+def test_untimed_gpu_runs_take_several_jobs_per_gpu_spread_over_the_gpus(monkeypatch):
+    """A whole-suite correctness check on a GPU (--timing off) runs N jobs per GPU; a timed
+    run keeps one job per GPU, so no job's timings share a GPU."""
+    import torch
+
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 2)
+    assert resolve_slots("cuda:0", None, 3, timing=False) == ("cuda:0",) * 3
+    assert resolve_slots("cuda:0", "all", 2, timing=False) == ("cuda:0", "cuda:1") * 2
+    assert resolve_slots("cuda:0", "all", 1) == ("cuda:0", "cuda:1")
+    with pytest.raises(BadInput, match="--timing off"):
+        resolve_slots("cuda:0", "all", 2)

@@ -43,7 +43,7 @@ class VerifyOptions:
     limits: tuple[str, ...] = ()  # KEY=VALUE overrides of the sandbox Limits
     resume: bool = False  # reuse the finished jobs of the run already in out_dir
     devices: str | None = None  # GPU indices ("0,1") or "all": one job per GPU at a time
-    jobs: int = 1  # CPU runs: interpreter jobs at once
+    jobs: int = 1  # jobs at once: CPU interpreter slots, or per GPU with timing off
     static: bool = True  # research option: False runs layers 2 and 3 alone (--static off)
     timing: bool = True  # GPU runs: time the kernels (--timing off: correctness only)
     baselines: str = "all"  # all (PyTorch eager and torch.compile), eager, none
@@ -73,18 +73,25 @@ def resolve_device(requested: str) -> str:
     return "cpu"
 
 
-def resolve_slots(device: str, devices: str | None, jobs: int) -> tuple[str, ...]:
+def resolve_slots(device: str, devices: str | None, jobs: int,
+                  timing: bool = True) -> tuple[str, ...]:
     """The devices jobs run on at once: `--jobs N` interpreter slots on the CPU, one slot per
-    GPU of `--devices` (default: the first GPU) on CUDA."""
+    GPU of `--devices` (default: the first GPU) on CUDA — or N per GPU when nothing is timed
+    (`--timing off`: correctness alone, e.g. a whole-suite adaptation check, is not disturbed
+    by another job's kernels on the same GPU)."""
     if jobs < 1:
         raise BadInput(f"--jobs {jobs}: give 1 or more")
     if device == "cpu":
         if devices is not None:
             raise BadInput("--devices applies to GPU runs; on the CPU use --jobs N")
         return ("cpu",) * jobs
-    if jobs != 1:
-        raise BadInput("--jobs applies to CPU runs; on GPUs use --devices (one job per GPU at "
-                       "a time, so no job's timings share a GPU)")
+    if jobs != 1 and timing:
+        raise BadInput("--jobs on GPUs needs --timing off (timed runs take one job per GPU at "
+                       "a time, so no job's timings share a GPU); or use --devices")
+    return tuple(slot for _ in range(jobs) for slot in _gpu_slots(devices))
+
+
+def _gpu_slots(devices: str | None) -> tuple[str, ...]:
     import torch
 
     count = torch.cuda.device_count()
@@ -147,7 +154,7 @@ def run_verify(options: VerifyOptions, as_json: bool = False, feedback: bool = F
     if options.pricing is not None and not options.pricing.is_file():
         raise BadInput(f"--pricing {options.pricing}: no such file")
     device = resolve_device(options.device)
-    slots = resolve_slots(device, options.devices, options.jobs)
+    slots = resolve_slots(device, options.devices, options.jobs, options.timing)
     if before and options.seed is not None and options.seed != before.seed:
         raise BadInput(f"--resume with --seed {options.seed}: the run in {out_dir} used seed "
                        f"{before.seed}; drop --seed or use a new --out")
