@@ -37,8 +37,8 @@ def times(value: Any, spec: str = ".2f") -> str:
 
 def compile_speedup(report: dict[str, Any]) -> str:
     """The geomean over torch.compile, or why a run has none (`--baselines eager|none`)."""
-    env = report.get("environment") if isinstance(report.get("environment"), dict) else {}
-    chosen = env.get("baselines", "all")
+    env = report.get("environment")
+    chosen = env.get("baselines", "all") if isinstance(env, dict) else "all"
     if chosen != "all":
         return f"not timed (--baselines {chosen})"
     return times(rates(report).get("geomean_speedup_compile"))
