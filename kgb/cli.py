@@ -320,10 +320,13 @@ def suite() -> None:
               show_default=True, help="PyTorch baselines timed beside each solution.")
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=None)
 @click.option("--force", is_flag=True, help="Replace an earlier check in --out.")
+@click.option("--resume", is_flag=True,
+              help="Continue a stopped check in --out (same options): finished tasks are kept.")
 @click.pass_context
 def suite_check(ctx: click.Context, tasks_dir: Path, out_dir: Path, device: str,
                 sandbox_name: str, only: str | None, jobs: int, devices: str | None,
-                timing: str, baselines: str, timeout: float | None, force: bool) -> None:
+                timing: str, baselines: str, timeout: float | None, force: bool,
+                resume: bool) -> None:
     """Every task's own solution through the whole pipeline: the hardware adaptation check.
     Writes OUT/adaptation.md; exits 1 when a solution does not pass here. A GPU check of the
     whole suite takes hours on one GPU: split it with --only (a category's ids) and --devices."""
@@ -332,7 +335,8 @@ def suite_check(ctx: click.Context, tasks_dir: Path, out_dir: Path, device: str,
     chosen = tuple(t.strip() for t in only.split(",") if t.strip()) if only else None
     report = run_suite_check(tasks_dir, out_dir, device=device, sandbox=sandbox_name,
                              only=chosen, jobs=jobs, timeout_s=timeout, force=force,
-                             devices=devices, timing=timing == "on", baselines=baselines)
+                             devices=devices, timing=timing == "on", baselines=baselines,
+                             resume=resume)
     failed = [j["task"] for j in report["jobs"] if j["verdict"] != "passed"]
     rates = report["summary"]["rates"]
     click.echo(f"{rates['correct']} of {rates['tasks']} solutions passed on "

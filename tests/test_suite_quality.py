@@ -91,3 +91,11 @@ def test_suite_check_runs_every_solution_and_names_the_ones_that_fail(tmp_path):
     table = (tmp_path / "out" / "adaptation.md").read_text()
     assert "| math.addcmul | yes | passed |" in table
     assert "| activation.relu | yes | incorrect |" in table
+    # --resume (a GPU check spans device calls): finished tasks are kept, not run again
+    ran = tmp_path / "out" / "run" / "jobs" / "math.addcmul" / "exec.json"
+    before = ran.stat().st_mtime_ns
+    again = run_kgb("suite", "check", "--tasks", suite, "--device", "cpu", "--sandbox",
+                    "process", "--out", tmp_path / "out", "--jobs", "2", "--baselines", "eager",
+                    "--timing", "off", "--resume")
+    assert again.returncode == 1 and "1 of 2 solutions passed" in again.stdout, again.stderr
+    assert ran.stat().st_mtime_ns == before

@@ -47,7 +47,7 @@ def run_suite_check(tasks_dir: Path, out: Path, *, device: str = "auto", sandbox
                     only: tuple[str, ...] | None = None, jobs: int = 1,
                     timeout_s: float | None = None, force: bool = False,
                     devices: str | None = None, timing: bool = True,
-                    baselines: str = "all") -> dict[str, Any]:
+                    baselines: str = "all", resume: bool = False) -> dict[str, Any]:
     from kgb.runner.verify import VerifyOptions, run_verify
     from kgb.suite.corpus import write_submission
     from kgb.tasks.loader import load_suite
@@ -60,7 +60,8 @@ def run_suite_check(tasks_dir: Path, out: Path, *, device: str = "auto", sandbox
     report = run_verify(VerifyOptions(submission=sub, tasks_dir=tasks_dir, out_dir=out / "run",
                                       device=device, sandbox=sandbox, only=tuple(chosen),
                                       jobs=jobs, timeout_s=timeout_s, force=force,
-                                      devices=devices, timing=timing, baselines=baselines),
+                                      devices=devices, timing=timing, baselines=baselines,
+                                      resume=resume),
                          quiet=True)
     (out / "adaptation.md").write_text(adaptation_table(report))
     return report
