@@ -120,21 +120,23 @@ def _shape_name(block: str) -> str | None:
 
 def verify_kernels(kernels: dict[str, str], suite: Path, out: Path, *, device: str,
                    sandbox: str, static: bool, jobs: int = 1,
-                   baselines: str = "all") -> dict[str, dict]:
+                   baselines: str = "all", timing: bool = True) -> dict[str, dict]:
     """One `kgb verify` of {task id: kernel source}: the report's jobs by task id."""
     from kgb.runner.verify import VerifyOptions, run_verify
 
     sub = write_submission(out.with_name(out.name + "-submission"), kernels, name=out.name)
     report = run_verify(VerifyOptions(submission=sub, tasks_dir=suite, out_dir=out,
                                       device=device, sandbox=sandbox, static=static, jobs=jobs,
-                                      baselines=baselines, only=tuple(kernels)), quiet=True)
+                                      baselines=baselines, timing=timing,
+                                      only=tuple(kernels)), quiet=True)
     assert report["environment"]["static_layer"] == ("on" if static else "off")
     return {job["task"]: job for job in report["jobs"]}
 
 
 def run_corpus(fixtures: list[Fixture], out: Path, *, device: str, sandbox: str,
                static: bool, jobs: int = 1, shapes: int = 2, gpu_shapes: int = 0,
-               honest: bool = True, baselines: str = "all") -> list[dict]:
+               honest: bool = True, baselines: str = "all",
+               timing: bool = True) -> list[dict]:
     """Every fixture on its own copy of its task, in one run (and, with `honest`, the tasks'
     own solutions in another): one row per kernel, `ok` when it ended as it must."""
     copies = {copy_id(f): f.task for f in fixtures}
@@ -146,13 +148,13 @@ def run_corpus(fixtures: list[Fixture], out: Path, *, device: str, sandbox: str,
                    for t in tasks}
         for task, job in verify_kernels(sources, suite, out / "honest", device=device,
                                         sandbox=sandbox, static=static, jobs=jobs,
-                                        baselines=baselines).items():
+                                        baselines=baselines, timing=timing).items():
             rows.append(dict(kernel=f"solution of {task}", expect="passed", threats=[],
                              verdict=job["verdict"], rule=job.get("rule"),
                              message=job.get("message") or "", ok=job["verdict"] == "passed"))
     sources = {copy_id(f): f.path.read_text() for f in fixtures}
     judged = verify_kernels(sources, suite, out / "cheats", device=device, sandbox=sandbox,
-                            static=static, jobs=jobs, baselines=baselines)
+                            static=static, jobs=jobs, baselines=baselines, timing=timing)
     for fixture in fixtures:
         job = judged[copy_id(fixture)]
         rows.append(dict(kernel=fixture.name, expect="|".join(fixture.expect),
@@ -175,6 +177,8 @@ def main(argv: list[str] | None = None) -> int:
     # The verdicts need no baselines (the judge's empty loop, which D304 subtracts, is timed
     # whatever this says); torch.compile's doubles a GPU job's time.
     parser.add_argument("--baselines", choices=["all", "eager", "none"], default="all")
+    # GPU: off checks layers 2-3 without the timing rules, several jobs per GPU (--jobs)
+    parser.add_argument("--timing", choices=["on", "off"], default="on")
     args = parser.parse_args(argv)
     from kgb.errors import KgbError
 
@@ -187,7 +191,7 @@ def main(argv: list[str] | None = None) -> int:
         rows = run_corpus(load(args.folders), args.out, device=args.device,
                           sandbox=args.sandbox, static=args.static == "on", jobs=args.jobs,
                           shapes=args.shapes, gpu_shapes=args.gpu_shapes,
-                          baselines=args.baselines)
+                          baselines=args.baselines, timing=args.timing == "on")
     except KgbError as exc:  # bad options, an interrupted run: one line, the documented code
         print(f"error: {exc}", file=sys.stderr)
         return exc.exit_code
