@@ -366,6 +366,12 @@ class ExecRecord:
     # The worker's life on the supervisor's clock; wall_s minus this is the sandbox's own start
     # and teardown.
     worker_s: float | None = None
+    # The output folder as the host found it (bytes of the files it kept), its cap, and the
+    # free space of the disk under it: a worker that says a timed output did not fit is
+    # believed only if it could not have.
+    output_used: int | None = None
+    output_cap: int | None = None
+    output_free: int | None = None
 
 
 @dataclass(frozen=True)

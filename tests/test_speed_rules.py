@@ -175,3 +175,23 @@ def test_an_overstated_output_size_is_caught_by_the_judge():
     assert size_claim_problem(honest_commit, outputs) is None
     inflated = replace(honest_commit, bytes=6 << 30)
     assert "6442450944 bytes; they take 1000000" in size_claim_problem(inflated, outputs)
+
+
+def test_a_full_output_folder_is_believed_only_when_the_host_saw_it_full():
+    """"The folder was full" is the worker's word; the host counted the folder after the run.
+    With room under the cap and on the disk for the output, the missing re-check is D308; a
+    folder at its cap, or a disk with less free space than the output, is a real "full"."""
+    execution, worker, judge = honest()
+    big = 6 << 30
+    commit = replace(execution.commits[0], bytes=big)
+    full = with_timed(worker, unsaved="timed call 11: No space left on device (os error 28)")
+    missing = replace(judge, timed_checks=(
+        P.TimedCheck("c0", 3, P.CaseStatus.PASSED),
+        P.TimedCheck("c0", 11, P.CaseStatus.FAILED, P.MISSING_OUTPUT, "D308")))
+    roomy = replace(execution, commits=(commit,), output_used=1 << 30, output_cap=32 << 30,
+                    output_free=500 << 30)
+    assert rule(roomy, full, missing) == "D308"
+    at_cap = replace(roomy, output_used=30 << 30)
+    assert rule(at_cap, full, missing) is None
+    small_disk = replace(roomy, output_free=2 << 30)
+    assert rule(small_disk, full, missing) is None

@@ -215,7 +215,9 @@ def _run_candidate(job: Job, job_dir: Path, out: Path, ctx: JobContext) -> ExecR
                           execution.wall_s, execution.truncated, execution.notes,
                           P.cut(tail[0], 300) if tail else "", channel is not None,
                           channel.marks if channel else (), channel.commits if channel else (),
-                          channel.compile_s if channel else None, execution.worker_s)
+                          channel.compile_s if channel else None, execution.worker_s,
+                          sum(f.stat().st_size for f in out.iterdir() if f.is_file()),
+                          ctx.limits.output_bytes, shutil.disk_usage(out).free)
     write_json_atomic(job_dir / P.EXEC_FILE, P.to_json(record), indent=1)
     return execution
 

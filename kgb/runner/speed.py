@@ -128,7 +128,21 @@ def _rechecked(timed: P.TimedCase, checks: list[P.TimedCheck],
                                              "supervisor as the timing loop ran them")
         if len(checks) < len(commit.keep) and timed.unsaved is None:
             return RR.TIMED_OUTPUT_WRONG, "a timed output the supervisor chose was not saved"
+        if timed.unsaved is not None and _had_room(execution, commit):
+            return RR.TIMED_OUTPUT_WRONG, ("a timed output the supervisor chose was not saved "
+                                           "though the output folder had room for it")
     return None
+
+
+def _had_room(execution: P.ExecRecord, commit: P.Commit) -> bool:
+    """The host's count of the output folder against the worker's "it was full": an output of
+    `commit.bytes` (held against the saved ones by the judge) would have fitted under the cap
+    and on the disk (a host disk smaller than the cap is a real "full")."""
+    used, cap, free = execution.output_used, execution.output_cap, execution.output_free
+    if used is None or cap is None or free is None:
+        return False
+    need = max(commit.bytes, 1)
+    return used + need <= cap and need <= free
 
 
 def window_ms(timed: P.TimedCase, execution: P.ExecRecord) -> float | None:
