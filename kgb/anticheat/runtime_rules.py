@@ -70,9 +70,11 @@ IMPOSSIBLE_SPEED = declare(Rule(
 TIMED_OUTPUT_WRONG = declare(Rule(
     "D308", 3, "timed-output-wrong", (8, 17, 29, 30),
     "A timed call's outputs, chosen by the supervisor after they were committed, do not match "
-    "the reference for that call's inputs.",
+    "the reference for that call's inputs, or were not saved though the output folder had "
+    "room.",
     "Compute every call's answer from its own inputs; never replay or skip work when timed."))
 TIMED_OUTPUT_SWAPPED = declare(Rule(
     "D309", 3, "timed-output-swapped", (16,),
-    "A saved timed output is not the one whose fingerprint was committed to the supervisor.",
+    "A saved timed output is not the one whose fingerprint was committed to the supervisor, "
+    "or not the size the worker told it (it keeps fewer re-checks of large outputs).",
     "Do not touch the harness's files."))
