@@ -74,12 +74,15 @@ def cli() -> None:
               show_default=True,
               help="PyTorch baselines timed beside each kernel: eager and torch.compile, eager "
                    "only, or none (no speedups).")
+@click.option("--cuda-graph", "cuda_graph", is_flag=True,
+              help="GPU runs: time each call as a CUDA-graph replay (captured beforehand, L2 "
+                   "flush kept), kernels and baselines alike: for launch-bound kernels.")
 @click.option("--json", "as_json", is_flag=True, help="Print report.json instead of a table.")
 def verify(submission: Path, tasks_dir: Path, out_dir: Path, device: str, sandbox_name: str,
            timeout: float | None, only: str | None, seed: int | None, pricing: Path | None,
            limits: tuple[str, ...], devices: str | None, jobs: int, resume: bool, force: bool,
            fail_under: str | None, show_feedback: bool, static_layer: str, timing: str,
-           baselines: str, as_json: bool) -> None:
+           baselines: str, cuda_graph: bool, as_json: bool) -> None:
     """Verify every kernel of SUBMISSION (.tar, .tar.gz or folder) against the task suite.
     The submission format: docs/submission.md (`kgb init` writes a skeleton)."""
     from kgb.runner.verify import VerifyOptions, run_verify
@@ -89,7 +92,7 @@ def verify(submission: Path, tasks_dir: Path, out_dir: Path, device: str, sandbo
         submission=submission, tasks_dir=tasks_dir, out_dir=out_dir, device=device,
         sandbox=sandbox_name, timeout_s=timeout, seed=seed, pricing=pricing, limits=limits,
         resume=resume, devices=devices, jobs=jobs, static=static_layer == "on",
-        timing=timing == "on", baselines=baselines, force=force,
+        timing=timing == "on", baselines=baselines, force=force, cuda_graph=cuda_graph,
         only=tuple(t.strip() for t in only.split(",") if t.strip()) if only else None)
     data = run_verify(options, as_json=as_json, feedback=show_feedback)
     _check_gates(data, gates)

@@ -173,6 +173,7 @@ class JobSpec:
     out_dir: str
     cases: tuple[CaseSpec, ...]
     timing: bool = True  # on a GPU: time the standard cases after checking them
+    cuda_graph: bool = False  # --cuda-graph: each timed call a CUDA-graph replay
 
 
 # ------------------------------------------------------------------ worker → host
@@ -230,6 +231,8 @@ class TimedCase:
     kernels: tuple[str, ...] = ()  # kernel names the profiler saw while timing
     streams: int = 0
     unsaved: str | None = None  # kept outputs that did not fit the output folder: why
+    graph: bool = False  # timed as CUDA-graph replays (--cuda-graph)
+    graph_error: str | None = None  # why --cuda-graph fell back to plain calls for this case
 
 
 @dataclass(frozen=True)
@@ -268,6 +271,7 @@ class JudgeRequest:
     commits: tuple[Commit, ...] = ()  # the supervisor's: which timed outputs were kept
     timed_cases: tuple[str, ...] = ()  # cases the worker timed: baselines are timed for these
     baselines: str = "all"  # "all" (eager and torch.compile), "eager" or "none" (--baselines)
+    graph_cases: tuple[str, ...] = ()  # cases the worker timed as CUDA graphs: so are baselines
     # The job's output-folder cap (--limit output): no honest output file is larger, and a
     # fixed cap below it turned a 6.4 GB softmax output into `incorrect`.
     output_cap: int = 4 << 30
@@ -312,6 +316,7 @@ class Baseline:
     overhead_ms: float | None = None  # the loop's own cost per call (a no-op in the call's place)
     error: str | None = None
     source: str = "reference"  # "baseline" (the task's PyTorch in the input dtype) or "reference"
+    graph: bool = False  # timed as CUDA-graph replays, like the kernel's case
 
 
 @dataclass(frozen=True)
@@ -434,6 +439,7 @@ class PlanRecord:
     floor_peaks: Peaks | None = None  # for the roofline floor (the highest credible peaks)
     efficiency_peaks: Peaks | None = None  # for fraction-of-peak figures
     timing: bool = True  # False: --timing off (GPU runs check correctness only)
+    cuda_graph: bool = False  # --cuda-graph: timed calls are CUDA-graph replays
     code: CodeMetrics | None = None  # of the kernel file; None: no kernel, or unparsable
 
 
@@ -488,6 +494,7 @@ class CaseTiming:
     gbps: float | None = None
     flops_fraction: float | None = None
     bandwidth_fraction: float | None = None
+    graph: bool = False  # timed as CUDA-graph replays (--cuda-graph)
 
 
 @dataclass(frozen=True)

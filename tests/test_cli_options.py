@@ -19,6 +19,7 @@ from conftest import ROOT, run_kgb
     (["--jobs", "0"], "0"),
     (["--fail-under", "correctness=0.9"], "give NAME=VALUE with NAME one of"),
     (["--fail-under", "correct=high"], "'high' is not a number"),
+    (["--device", "cpu", "--cuda-graph"], "--cuda-graph times GPU runs"),
 ])
 def test_bad_options_are_bad_input_in_one_line(args, needle, tmp_path):
     done = run_kgb("verify", "examples/honest", "--out", tmp_path / "out", *args)

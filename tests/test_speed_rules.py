@@ -195,3 +195,23 @@ def test_a_full_output_folder_is_believed_only_when_the_host_saw_it_full():
     assert rule(at_cap, full, missing) is None
     small_disk = replace(roomy, output_free=2 << 30)
     assert rule(small_disk, full, missing) is None
+
+
+def test_a_graph_timed_kernel_is_compared_with_graph_timed_baselines_only():
+    """--cuda-graph: the judge times the baselines as graph replays too; where it could not,
+    a replay's time is never set against a plain call's (no speedup, and the report says
+    why). A kernel that could not be captured was timed plainly and says so."""
+    execution, worker, judge = honest()
+    graphed = with_timed(worker, graph=True)
+    plain_base = judge
+    result = judge_speed(PLAN, execution, graphed, plain_base)
+    assert result.cases[0].graph and result.cases[0].eager_ms is None
+    assert result.cases[0].compile_ms is None
+    assert any("different modes" in u for u in result.unchecked)
+    graph_base = replace(judge, baselines=(replace(judge.baselines[0], graph=True),))
+    result = judge_speed(PLAN, execution, graphed, graph_base)
+    assert result.cases[0].eager_ms == 0.4 and result.unchecked == ()
+    fell_back = with_timed(worker, graph_error="RuntimeError: operation not permitted")
+    result = judge_speed(PLAN, execution, fell_back, judge)
+    assert result.cases[0].eager_ms == 0.4  # both plain: comparable
+    assert any("not capturable as a CUDA graph" in u for u in result.unchecked)

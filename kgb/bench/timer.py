@@ -68,6 +68,9 @@ class Loop:
     outputs: list[Any]
     warmup: int
     wall_ms: float  # host clock over the timed calls (the span the supervisor's marks bracket)
+    graph: bool = False  # each timed call was a CUDA-graph replay (time_loop's `graph`)
+    graph_error: str | None = None  # why a requested graph loop fell back to plain calls
+    keepalive: Any = None  # the graphs and their inputs, which the outputs' memory belongs to
 
 
 def output_bytes(value: Any) -> int:
@@ -81,9 +84,11 @@ def time_loop(call: Callable[[tuple], Any], inputs_for: Callable[[int], tuple], 
               reset: Callable[[], None] | None = None, budget_ms: float = 300.0,
               min_reps: int = 10, max_reps: int = 100, warmup: int = 3, keep: bool = True,
               keep_bytes: int = 4 << 30, mark: Callable[[str], None] | None = None,
-              spin_ms: float = SPIN_MS) -> Loop:
+              spin_ms: float = SPIN_MS, graph: bool = False) -> Loop:
     """Time `call(inputs_for(i))` for i = 1, 2, ... (inputs_for(0) serves the warm-up). With
-    `keep`, every timed call's outputs are kept (fewer repeats when they are large)."""
+    `keep`, every timed call's outputs are kept (fewer repeats when they are large). With
+    `graph`, each timed call is a CUDA graph captured beforehand (`_graph_loop`); a call that
+    cannot be captured is timed plainly and the loop says why."""
     import time
 
     assert _Event is not None, "capture_clocks() first"
@@ -97,6 +102,16 @@ def time_loop(call: Callable[[tuple], Any], inputs_for: Callable[[int], tuple], 
         per_output = max(1, output_bytes(out))
         max_reps = max(min(max_reps, keep_bytes // per_output), min(min_reps, 5))
         min_reps = min(min_reps, max_reps)
+    graph_error = None
+    if graph:
+        held = output_bytes(out) + output_bytes(first)  # per rep: its outputs and inputs
+        try:
+            return _graph_loop(call, inputs_for, first, reset, budget_ms, min_reps,
+                               max(1, min(max_reps, keep_bytes // max(1, held))), warmup, keep,
+                               mark, spin)
+        except Exception as exc:  # not capturable (a host sync in the launcher, say)
+            graph_error = f"{type(exc).__name__}: {str(exc)[:200]}"
+            _synchronize()
     del first, out
     times: list[float] = []
     outputs: list[Any] = []
@@ -125,7 +140,65 @@ def time_loop(call: Callable[[tuple], Any], inputs_for: Callable[[int], tuple], 
     if mark is not None:
         mark("end")
     del previous
-    return Loop(times, outputs, warmup, wall_ms)
+    return Loop(times, outputs, warmup, wall_ms, graph_error=graph_error)
+
+
+def _graph_loop(call: Callable[[tuple], Any], inputs_for: Callable[[int], tuple], first: tuple,
+                reset: Callable[[], None] | None, budget_ms: float, min_reps: int,
+                max_reps: int, warmup: int, keep: bool, mark: Callable[[str], None] | None,
+                spin: int) -> Loop:
+    """CUDA-graph mode, for kernels whose time is dominated by launching (tritonbench's
+    --cudagraph): every timed call is captured once, on its own fresh inputs, before the timed
+    window; inside it each replay gets the same L2 reset, synchronize, spin and events as a
+    plain call (a graph replayed on a warm L2 overstates bandwidth). Graphs share one memory
+    pool and replay in capture order, as torch requires; outputs and inputs stay alive, so the
+    repeats are bounded by memory. The repeat count comes from one timed plain call, since
+    the window must not contain captures."""
+    import time
+
+    import torch
+
+    start, end = _Event(enable_timing=True), _Event(enable_timing=True)
+    start.record()
+    call(first)
+    end.record()
+    _synchronize()
+    estimate = max(start.elapsed_time(end), 1e-3)
+    reps = min(max_reps, max(min_reps, int(budget_ms / estimate) + 1))
+    pool = torch.cuda.graph_pool_handle()
+    graphs: list[Any] = []
+    held: list[tuple] = []
+    outputs: list[Any] = []
+    for rep in range(reps):
+        inputs = inputs_for(rep + 1)
+        captured = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(captured, pool=pool):
+            result = call(inputs)
+        graphs.append(captured)
+        held.append(inputs)
+        outputs.append(result)
+    _synchronize()
+    times: list[float] = []
+    if mark is not None:
+        mark("start")
+    began = time.perf_counter()
+    for captured in graphs:
+        if reset is not None:
+            reset()
+        _synchronize()
+        start, end = _Event(enable_timing=True), _Event(enable_timing=True)
+        if spin:
+            _sleep(spin)
+        start.record()
+        captured.replay()
+        end.record()
+        _synchronize()
+        times.append(start.elapsed_time(end))
+    wall_ms = (time.perf_counter() - began) * 1000.0
+    if mark is not None:
+        mark("end")
+    return Loop(times, outputs if keep else [], warmup, wall_ms, graph=True,
+                keepalive=(graphs, held))
 
 
 def summary(times_ms: list[float]) -> dict[str, float]:

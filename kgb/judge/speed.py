@@ -116,14 +116,17 @@ def baselines(request: P.JudgeRequest, inputs_module: ModuleType,
             return _timed_inputs(request, inputs_module, case, rep)
 
         eager_ms: tuple[float, ...] = ()
+        graph = case_id in request.graph_cases  # like for like with the kernel's replays
+        eager_graph = False
         try:
             with torch.no_grad():
                 noop = time_loop(lambda inputs: None, inputs_for, reset=reset, warmup=1,
                                  budget_ms=0.0, min_reps=10, max_reps=10, keep=False)
                 if request.baselines != "none":
                     eager = time_loop(_caller(eager_fn), inputs_for, reset=reset,
-                                      budget_ms=BASELINE_BUDGET_MS, keep=False)
+                                      budget_ms=BASELINE_BUDGET_MS, keep=False, graph=graph)
                     eager_ms = tuple(round(t, 6) for t in eager.times_ms)
+                    eager_graph = eager.graph
         except Exception as exc:  # the reference itself failed on the GPU: kgb's problem
             out.append(P.Baseline(case_id, error=P.cut(f"{type(exc).__name__}: {exc}", 300)))
             continue
@@ -141,14 +144,17 @@ def baselines(request: P.JudgeRequest, inputs_module: ModuleType,
                     compiled = torch.compile(eager_fn)
                 with torch.no_grad():
                     loop = time_loop(_caller(compiled), inputs_for, reset=reset,
-                                     budget_ms=BASELINE_BUDGET_MS, keep=False)
-                compile_ms = tuple(round(t, 6) for t in loop.times_ms)
+                                     budget_ms=BASELINE_BUDGET_MS, keep=False, graph=graph)
+                if loop.graph == graph:
+                    compile_ms = tuple(round(t, 6) for t in loop.times_ms)
+                else:  # never a plain time beside a graph replay's
+                    compile_error = f"not capturable as a CUDA graph: {loop.graph_error}"
             except Exception as exc:  # inductor may not handle a reference: recorded
                 compile_error = P.cut(f"{type(exc).__name__}: {exc}", 300)
             compile_spent += time.monotonic() - started
         overhead_ms = noop.wall_ms / max(1, len(noop.times_ms))  # the loop with no work in it
         out.append(P.Baseline(case_id, eager_ms, compile_ms, compile_error,
-                              round(overhead_ms, 6), source=source))
+                              round(overhead_ms, 6), source=source, graph=eager_graph))
         torch.cuda.empty_cache()
     return tuple(out)
 

@@ -82,13 +82,14 @@ def build_report(header: dict[str, Any], jobs: list[dict[str, Any]], complete: b
 
 def run_header(*, seed: int, devices: tuple[str, ...], sandbox, submission, limits,
                static: bool = True, timing: bool = True,
-               baselines: str = "all") -> dict[str, Any]:
+               baselines: str = "all", cuda_graph: bool = False) -> dict[str, Any]:
     from kgb.report.environment import collect
 
     return {
         "environment": dict(collect(devices[0], sandbox.describe()), devices=list(devices),
                             static_layer="on" if static else "off",
-                            timing="on" if timing else "off", baselines=baselines),
+                            timing="on" if timing else "off", baselines=baselines,
+                            cuda_graph=cuda_graph),
         "limits": {k: getattr(limits, k) for k in limits.__dataclass_fields__},
         "seed": seed,
         "submission": submission.describe(),

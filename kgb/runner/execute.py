@@ -46,6 +46,7 @@ class JobContext:
     peaks: tuple[P.Peaks | None, P.Peaks | None] | None = None  # (floor, efficiency) on a GPU
     timing: bool = True  # --timing: GPU jobs time their standard cases
     baselines: str = "all"  # --baselines: all (eager and torch.compile), eager, none
+    cuda_graph: bool = False  # --cuda-graph: timed calls are CUDA-graph replays
 
 
 class JobCancelled(Exception):
@@ -72,6 +73,7 @@ def run_job(job: Job, ctx: JobContext) -> P.JobRecord:
         floor_peaks=ctx.peaks[0] if ctx.peaks else None,
         efficiency_peaks=ctx.peaks[1] if ctx.peaks else None,
         timing=ctx.timing and not interpreter,
+        cuda_graph=ctx.cuda_graph and ctx.timing and not interpreter,
         code=_code_metrics(source))
     write_json_atomic(job_dir / PLAN_FILE, P.to_json(plan), indent=1)
     clock = _Clock(static_s=time.monotonic() - started)
@@ -128,7 +130,8 @@ def _run(job: Job, plan: P.PlanRecord, job_dir: Path, ctx: JobContext, clock: _C
         layout_inputs=job.task.strided_inputs, seed_input=job.task.seed_input,
         kernel_path=str(job.kernel.path), entry=job.entry,
         device="cpu" if interpreter else "cuda:0",  # inside the sandbox: the one visible GPU
-        interpreter=interpreter, out_dir=str(out), cases=plan.cases, timing=plan.timing)
+        interpreter=interpreter, out_dir=str(out), cases=plan.cases, timing=plan.timing,
+        cuda_graph=plan.cuda_graph)
     write_json_atomic(job_dir / P.JOB_FILE, P.to_json(spec), indent=1)
     before = snapshot(int(job.device.split(":")[1])) if not interpreter else None
     execution = _run_candidate(job, job_dir, out, ctx)
@@ -146,6 +149,7 @@ def _run(job: Job, plan: P.PlanRecord, job_dir: Path, ctx: JobContext, clock: _C
             cases=plan.cases, layout_inputs=job.task.strided_inputs,
             seed_input=job.task.seed_input, claims=result.cases, commits=record.commits,
             timed_cases=tuple(t.case for t in result.timed), baselines=ctx.baselines,
+            graph_cases=tuple(t.case for t in result.timed if t.graph),
             output_cap=ctx.limits.output_bytes)
         asked = time.monotonic()
         _run_judge(request, job_dir, ctx)

@@ -69,6 +69,14 @@ def judge_speed(plan: P.PlanRecord, execution: P.ExecRecord | None, worker: P.Wo
             violation = (found[0], f"{timed.case}: {found[1]}")
     if any(t.profiler_ms is None for t in worker.timed):
         unchecked.append("the profiler did not run for some timed case")
+    for timed in worker.timed:
+        if timed.graph_error is not None:
+            unchecked.append(f"{timed.case}: timed as plain calls, not capturable as a CUDA "
+                             f"graph ({P.cut(timed.graph_error, 160)})")
+        base = baselines.get(timed.case)
+        if base is not None and base.eager_ms and base.graph != timed.graph:
+            unchecked.append(f"{timed.case}: the kernel and its baseline were timed in different "
+                             "modes (CUDA graph or not): no speedup")
     unsaved = [t for t in worker.timed if t.unsaved is not None]
     for timed in unsaved:  # the worker's word: it only ever costs the kernel its speedup
         unchecked.append(f"{timed.case}: timed outputs not re-checked, the output folder was "
@@ -82,9 +90,11 @@ def _case_timing(plan: P.PlanRecord, spec: P.CaseSpec, timed: P.TimedCase,
 
     stats = summary(list(timed.times_ms))
     median = stats["median_ms"]
-    eager = statistics.median(baseline.eager_ms) if baseline and baseline.eager_ms else None
-    compiled = statistics.median(baseline.compile_ms) if baseline and baseline.compile_ms \
-        else None
+    # a graph replay is compared with graph replays only (judge: the baselines follow the
+    # kernel's mode, or say they could not)
+    alike = baseline if baseline is not None and baseline.graph == timed.graph else None
+    eager = statistics.median(alike.eager_ms) if alike and alike.eager_ms else None
+    compiled = statistics.median(alike.compile_ms) if alike and alike.compile_ms else None
     floor = _floor_ms(plan.floor_peaks, spec) if plan.floor_peaks else None
     peaks = plan.efficiency_peaks
     flops_rate = spec.flops / (median * 1e-3) if median > 0 else None
@@ -101,7 +111,8 @@ def _case_timing(plan: P.PlanRecord, spec: P.CaseSpec, timed: P.TimedCase,
         gbps=_r(bytes_rate / 1e9 if bytes_rate else None),
         flops_fraction=_r(flops_rate / peak_flops if flops_rate and peak_flops else None),
         bandwidth_fraction=_r(bytes_rate / (peaks.bandwidth_gbps * 1e9)
-                              if bytes_rate and peaks else None))
+                              if bytes_rate and peaks else None),
+        graph=timed.graph)
 
 
 def _floor_ms(peaks: P.Peaks, spec: P.CaseSpec) -> float | None:

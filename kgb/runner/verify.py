@@ -47,6 +47,7 @@ class VerifyOptions:
     static: bool = True  # research option: False runs layers 2 and 3 alone (--static off)
     timing: bool = True  # GPU runs: time the kernels (--timing off: correctness only)
     baselines: str = "all"  # all (PyTorch eager and torch.compile), eager, none
+    cuda_graph: bool = False  # GPU runs: timed calls (kernel and baselines) as graph replays
     force: bool = False  # replace a run already in out_dir
     only_submitted: bool = False  # without `only`: just the tasks the submission has kernels for
 
@@ -55,7 +56,8 @@ def _mode_suffix(options: VerifyOptions) -> str:
     """The options that change verdicts or figures, in the journal's identity of a run (a
     --resume with other ones is refused)."""
     return (("" if options.static else "+static-off") + ("" if options.timing else "+timing-off")
-            + ("" if options.baselines == "all" else f"+baselines-{options.baselines}"))
+            + ("" if options.baselines == "all" else f"+baselines-{options.baselines}")
+            + ("+cuda-graph" if options.cuda_graph else ""))
 
 
 def resolve_device(requested: str) -> str:
@@ -110,6 +112,11 @@ def _gpu_slots(devices: str | None) -> tuple[str, ...]:
     return tuple(f"cuda:{i}" for i in indices)
 
 
+def _check_graph_option(options: VerifyOptions, device: str) -> None:
+    if options.cuda_graph and (device == "cpu" or not options.timing):
+        raise BadInput("--cuda-graph times GPU runs: use it with --device cuda and timing on")
+
+
 def device_identity(slots: tuple[str, ...]) -> str:
     """What a resumed run must match: the CPU, or the GPU model (not how many were used)."""
     if slots[0] == "cpu":
@@ -136,6 +143,7 @@ def run_verify(options: VerifyOptions, as_json: bool = False, feedback: bool = F
     """The whole run; prints the table (or JSON) unless `quiet` (the Python API)."""
     from kgb.report.terminal import JobProgress, print_report
 
+    _check_graph_option(options, options.device)
     suite = load_suite(options.tasks_dir)
     out_dir = options.out_dir.resolve()
     refuse_other_run(out_dir, options)
@@ -154,6 +162,7 @@ def run_verify(options: VerifyOptions, as_json: bool = False, feedback: bool = F
     if options.pricing is not None and not options.pricing.is_file():
         raise BadInput(f"--pricing {options.pricing}: no such file")
     device = resolve_device(options.device)
+    _check_graph_option(options, device)  # again: --device auto may have found no GPU
     slots = resolve_slots(device, options.devices, options.jobs, options.timing)
     if before and options.seed is not None and options.seed != before.seed:
         raise BadInput(f"--resume with --seed {options.seed}: the run in {out_dir} used seed "
@@ -182,13 +191,15 @@ def run_verify(options: VerifyOptions, as_json: bool = False, feedback: bool = F
         judges = stack.enter_context(JudgePool(out_dir / "refcache", out_dir / "judges.log"))
         ctx = JobContext(secrets.token_hex(4), out_dir, sandbox, limits, submission.root, judges,
                          static=options.static, peaks=device_peaks(slots),
-                         timing=options.timing, baselines=options.baselines)
+                         timing=options.timing, baselines=options.baselines,
+                         cuda_graph=options.cuda_graph)
         stack.enter_context(_stop_signals_interrupt())
         progress = stack.enter_context(JobProgress(len(jobs), quiet=as_json or quiet))
         outcome = run_all(jobs, slots, ctx, progress, reuse=lambda job: journal.finished(
             out_dir / "jobs" / job.task.id) if before else None)
         header = run_header(seed=seed, devices=slots, sandbox=sandbox, submission=submission,
                             limits=limits, static=options.static, timing=options.timing,
+                            cuda_graph=options.cuda_graph,
                             baselines=options.baselines)
     entries = [job_entry(journal.read_plan(out_dir / "jobs" / job.task.id), record)
                for job, record in outcome.results]

@@ -51,7 +51,7 @@ def _time_case(spec: P.JobSpec, index: int, case: P.CaseSpec, task_inputs: Any,
                            timed_seed(case.seed, rep))
 
     loop = time_loop(lambda inputs: entry(*inputs), inputs_for, reset=reset,
-                     mark=lambda what: channel.mark(f"{what} {case.id}"))
+                     mark=lambda what: channel.mark(f"{what} {case.id}"), graph=spec.cuda_graph)
     prints = [outputs_fingerprint(as_items(out)) for out in loop.outputs]
     nbytes = output_bytes(loop.outputs[0]) if loop.outputs else 0
     kept = channel.commit(case.id, prints, nbytes)
@@ -74,4 +74,5 @@ def _time_case(spec: P.JobSpec, index: int, case: P.CaseSpec, task_inputs: Any,
         fingerprints=tuple(prints), kept=tuple(kept),
         profiler_ms=round(profiled.device_ms, 6) if profiled else None,
         kernels=tuple(sorted(profiled.kernels))[:64] if profiled else (),
-        streams=profiled.streams if profiled else 0, unsaved=unsaved)
+        streams=profiled.streams if profiled else 0, unsaved=unsaved, graph=loop.graph,
+        graph_error=loop.graph_error)

@@ -2,7 +2,9 @@
 (L2 flushed, fresh inputs per call) next to triton.testing.do_bench (its own L2 flush, the same
 inputs every call), the profiler's kernel time (Kineto/CUPTI, every stream) and kgb's loop
 without a flush on the same inputs (what a warm L2 makes of small kernels); then the run-to-run
-spread of one kernel. Prints a markdown table and writes timing.json to OUT.
+spread of one kernel. With --cuda-graph (kgb verify's option) beside it: kgb's graph-replay loop
+(L2 flushed, fresh inputs) and triton.testing.do_bench_cudagraph (neither). Prints a markdown
+table and writes timing.json to OUT.
 
 Usage (on the GPU machine): python scripts/gpu/timing_check.py OUT"""
 
@@ -60,8 +62,16 @@ def measure(suite, task_id: str, shape_name: str | None, dtype: str, reset: L2Re
     flushed = time_loop(call, inputs_for, reset=reset, keep=False)
     unspun = time_loop(call, inputs_for, reset=reset, keep=False, spin_ms=0.0)
     warm = time_loop(call, lambda rep: fixed, reset=None, keep=False)
+    graphed = time_loop(call, inputs_for, reset=reset, keep=False, graph=True)
     bench = triton.testing.do_bench(lambda: entry(*fixed), warmup=25, rep=100,
                                     return_mode="median")
+    try:
+        with torch.cuda.stream(torch.cuda.Stream()):  # do_bench_cudagraph needs a side stream
+            bench_graph = triton.testing.do_bench_cudagraph(lambda: entry(*fixed), rep=100,
+                                                            return_mode="median")
+    except Exception as exc:  # a row says it, the check goes on
+        bench_graph = None
+        print(f"do_bench_cudagraph {task_id}: {type(exc).__name__}: {exc}"[:300])
     profiled = []
     for rep in range(10):
         inputs = inputs_for(100 + rep)
@@ -76,6 +86,8 @@ def measure(suite, task_id: str, shape_name: str | None, dtype: str, reset: L2Re
                kgb_ms=stats["median_ms"], kgb_iqr_ms=stats["iqr_ms"], kgb_cv=stats["cv"],
                reps=len(flushed.times_ms), warm_ms=statistics.median(warm.times_ms),
                no_spin_ms=statistics.median(unspun.times_ms),
+               graph_ms=statistics.median(graphed.times_ms) if graphed.graph else None,
+               graph_error=graphed.graph_error, do_bench_graph_ms=bench_graph,
                do_bench_ms=bench,
                profiler_ms=statistics.median(profiled) if profiled else None,
                gbps=bytes_ / (stats["median_ms"] * 1e-3) / 1e9, flops=flops)
@@ -84,6 +96,10 @@ def measure(suite, task_id: str, shape_name: str | None, dtype: str, reset: L2Re
     del fixed
     torch.cuda.empty_cache()
     return row
+
+
+def _ms(value: float | None) -> str:
+    return "—" if value is None else f"{value:.4f}"
 
 
 def _numel(dims: dict[str, int]) -> int:
@@ -123,8 +139,9 @@ def main() -> int:
     (out / "timing.json").write_text(json.dumps(dict(env=env, rows=rows, spread=runs), indent=1))
     print(f"\n{env}\n")
     print("| task | shape | dtype | MB | kgb ms (IQR) | CV | do_bench ms | profiler ms | "
-          "kgb vs profiler | warm, no flush ms | no spin ms | GB/s |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+          "kgb vs profiler | warm, no flush ms | no spin ms | graph ms | do_bench_cudagraph ms "
+          "| GB/s |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         if "error" in r:
             print(f"| {r['task']} | {r['shape']} | {r['dtype']} | error: {r['error']} |")
@@ -133,7 +150,8 @@ def main() -> int:
         prof = f"{r['profiler_ms']:.4f}" if r["profiler_ms"] else "—"
         print(f"| {r['task']} | {r['shape']} | {r['dtype']} | {r['mb']} | {r['kgb_ms']:.4f} "
               f"({r['kgb_iqr_ms']:.4f}) | {r['kgb_cv']:.3f} | {r['do_bench_ms']:.4f} | {prof} | "
-              f"{vs} | {r['warm_ms']:.4f} | {r['no_spin_ms']:.4f} | {r['gbps']:.0f} |")
+              f"{vs} | {r['warm_ms']:.4f} | {r['no_spin_ms']:.4f} | {_ms(r['graph_ms'])} | "
+              f"{_ms(r['do_bench_graph_ms'])} | {r['gbps']:.0f} |")
     print(f"\nrun-to-run: {runs}")
     return 0
 

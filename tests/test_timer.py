@@ -1,0 +1,119 @@
+"""The timing loop's logic (kgb.bench.timer) on a simulated device: CUDA events read a fake
+device clock that the "kernel" advances, and a fake CUDA graph records the work captured in it
+and runs it again on replay. The real loop runs on the GPU (scripts/gpu/timing_check.py,
+docs/timing.md); here what it does in which order is pinned down on any machine."""
+
+from __future__ import annotations
+
+import contextlib
+
+import pytest
+import torch
+
+from kgb.bench import timer
+
+KERNEL_MS = 1.0
+
+
+class Device:
+    def __init__(self) -> None:
+        self.now = 0.0
+        self.capturing: FakeGraph | None = None
+        self.log: list[str] = []
+
+
+class FakeGraph:
+    def __init__(self) -> None:
+        self.work: list = []
+
+    def replay(self) -> None:
+        for step in self.work:
+            step()
+
+
+@pytest.fixture
+def device(monkeypatch):
+    dev = Device()
+
+    class Event:
+        def __init__(self, enable_timing: bool = True) -> None:
+            self.t = 0.0
+
+        def record(self) -> None:
+            self.t = dev.now
+
+        def elapsed_time(self, other: Event) -> float:
+            return other.t - self.t
+
+    @contextlib.contextmanager
+    def graph(g: FakeGraph, pool=None):
+        dev.log.append("capture")
+        dev.capturing = g
+        try:
+            yield
+        finally:
+            dev.capturing = None
+
+    monkeypatch.setattr(timer, "_Event", Event)
+    monkeypatch.setattr(timer, "_synchronize", lambda: None)
+    monkeypatch.setattr(timer, "_sleep", None)  # no spin: the fake clock has no launch gap
+    monkeypatch.setattr(torch.cuda, "CUDAGraph", FakeGraph, raising=False)
+    monkeypatch.setattr(torch.cuda, "graph", graph, raising=False)
+    monkeypatch.setattr(torch.cuda, "graph_pool_handle", lambda: object(), raising=False)
+    return dev
+
+
+def doubling_kernel(dev: Device, capturable: bool = True):
+    def call(inputs: tuple) -> torch.Tensor:
+        (x,) = inputs
+        out = torch.empty_like(x)
+
+        def work() -> None:
+            out.copy_(x * 2)
+            dev.now += KERNEL_MS
+
+        if dev.capturing is not None:
+            if not capturable:  # what torch raises for a host sync inside a capture
+                raise RuntimeError("operation not permitted when stream is capturing")
+            dev.capturing.work.append(work)
+        else:
+            work()
+        return out
+    return call
+
+
+def fresh_inputs(rep: int) -> tuple:
+    return (torch.full((4,), float(rep)),)
+
+
+def test_graph_mode_captures_before_the_window_and_replays_each_call_fresh(device):
+    resets = []
+    loop = timer.time_loop(doubling_kernel(device), fresh_inputs, reset=lambda: resets.append(1),
+                           min_reps=3, max_reps=6, warmup=2,
+                           mark=lambda what: device.log.append(what), graph=True)
+    assert loop.graph and loop.graph_error is None
+    assert len(loop.times_ms) == 6 and all(t == KERNEL_MS for t in loop.times_ms)
+    # every capture happens before the timed window opens; nothing is captured inside it
+    assert device.log == ["capture"] * 6 + ["start", "end"]
+    assert len(resets) == 6  # the L2 reset before every replay, as before every plain call
+    # each kept output is its own replay's answer for its own fresh inputs
+    for rep, out in enumerate(loop.outputs, start=1):
+        assert torch.equal(out, torch.full((4,), 2.0 * rep))
+    assert loop.keepalive is not None  # the graphs own the outputs' memory
+
+
+def test_a_call_that_cannot_be_captured_is_timed_plainly_and_says_why(device):
+    loop = timer.time_loop(doubling_kernel(device, capturable=False), fresh_inputs,
+                           min_reps=3, max_reps=5, warmup=1,
+                           mark=lambda what: device.log.append(what), graph=True)
+    assert not loop.graph and "not permitted when stream is capturing" in loop.graph_error
+    assert len(loop.times_ms) == 5 and device.log[-2:] == ["start", "end"]
+    for rep, out in enumerate(loop.outputs, start=1):
+        assert torch.equal(out, torch.full((4,), 2.0 * rep))
+
+
+def test_plain_mode_keeps_every_output_and_times_each_call(device):
+    loop = timer.time_loop(doubling_kernel(device), fresh_inputs, min_reps=4, max_reps=4,
+                           warmup=1, budget_ms=0.0)
+    assert not loop.graph and loop.graph_error is None and device.log == []
+    assert loop.times_ms == [KERNEL_MS] * 4 and len(loop.outputs) == 4
