@@ -117,3 +117,46 @@ def test_plain_mode_keeps_every_output_and_times_each_call(device):
                            warmup=1, budget_ms=0.0)
     assert not loop.graph and loop.graph_error is None and device.log == []
     assert loop.times_ms == [KERNEL_MS] * 4 and len(loop.outputs) == 4
+
+
+def test_work_done_while_capturing_does_not_reach_the_timed_outputs(device):
+    """A kernel that has read this file: it computes the answer while the graph is being
+    captured (outside the graph) and records nothing, or records only a copy of an answer
+    stashed then, so its replays cost nothing. The graph is captured on decoy values that
+    are then overwritten by the timed call's own inputs, and the outputs are poisoned: the
+    first leaves NaN, the second the decoy's answer — both wrong where the judge re-checks."""
+    def eager_at_capture(inputs: tuple) -> torch.Tensor:
+        (x,) = inputs
+        return x * 2  # computed now, nothing recorded in the graph
+
+    loop = timer.time_loop(eager_at_capture, fresh_inputs, min_reps=2, max_reps=3, warmup=1,
+                           graph=True)
+    assert loop.graph and all(torch.isnan(out).all() for out in loop.outputs)
+
+    def replay_a_stash(inputs: tuple) -> torch.Tensor:
+        (x,) = inputs
+        stash = x * 2
+        out = torch.empty_like(x)
+        if device.capturing is not None:
+            device.capturing.work.append(lambda: out.copy_(stash))
+        else:
+            out.copy_(stash)
+        return out
+
+    loop = timer.time_loop(replay_a_stash, fresh_inputs, min_reps=2, max_reps=3, warmup=1,
+                           graph=True)
+    for rep, out in enumerate(loop.outputs, start=1):
+        assert not torch.equal(out, torch.full((4,), 2.0 * rep))  # the decoy's answer
+
+
+def test_calls_whose_scalar_arguments_change_are_timed_plainly(device):
+    """A graph bakes in every non-tensor argument: a task whose calls differ in one (a seed,
+    say) cannot be replayed on another call's values, so it is timed plainly, with the reason."""
+    def inputs_with_seed(rep: int) -> tuple:
+        return (torch.full((4,), float(rep)), rep)
+
+    def call(inputs: tuple) -> torch.Tensor:
+        return doubling_kernel(device)((inputs[0],))
+
+    loop = timer.time_loop(call, inputs_with_seed, min_reps=2, max_reps=3, warmup=1, graph=True)
+    assert not loop.graph and "non-tensor arguments" in loop.graph_error
