@@ -79,12 +79,15 @@ def _one(request, task, inputs_module, reference, out_dir, index, case, commit, 
 
 def size_claim_problem(commit: P.Commit, outputs: list[torch.Tensor]) -> str | None:
     """The supervisor kept fewer timed outputs when the worker said they were large
-    (keep_count): an overstated size, bought to be re-checked less, is caught here."""
+    (keep_count): a size overstated to be re-checked less is caught here — judged by what it
+    bought, so outputs whose size varies from call to call are no offence in themselves."""
+    from kgb.sandbox._supervisor import keep_count
+
     saved = sum(o.numel() * o.element_size() for o in outputs)
-    if commit.bytes == saved:
+    if keep_count(len(commit.fingerprints), saved) <= len(commit.keep):
         return None
-    return (f"the worker told the supervisor its timed outputs take {commit.bytes} bytes; "
-            f"they take {saved}")
+    return (f"the worker told the supervisor its timed outputs take {commit.bytes} bytes, so "
+            f"it re-checked {len(commit.keep)}; they take {saved}")
 
 
 def _timed_inputs(request: P.JudgeRequest, inputs_module: ModuleType, case: P.CaseSpec,
