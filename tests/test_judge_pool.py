@@ -68,6 +68,12 @@ def test_a_judge_that_fails_is_replaced(finished_job, pool, tmp_path):
                       threading.Event()) == "error"
     assert "TaskError" in (broken / "judge.log").read_text()
     assert pool._idle == []
+    # the verdict names the judge's failure (kgb's side), not a bare "not judged"
+    from kgb.runner.grade import grade
+
+    verdict = grade(broken, tmp_path).verdict
+    assert verdict.verdict == "unverified"
+    assert "the reference worker failed: " in verdict.message and "TaskError" in verdict.message
     good = _copy(finished_job, tmp_path, "good")
     assert pool.judge(_request(good), 300, threading.Event()) == "ok"
 

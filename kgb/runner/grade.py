@@ -33,6 +33,17 @@ def read_result(out_dir: Path) -> Result:
         return exc
 
 
+def _judge_error(job_dir: Path) -> str | None:
+    """The last line of the reference worker's traceback (judge.log), if it failed."""
+    try:
+        with open(job_dir / P.JUDGE_LOG, "rb") as f:
+            tail = f.read(64 << 10).decode("utf-8", "replace")
+    except OSError:
+        return None
+    lines = [ln.strip() for ln in tail.splitlines() if ln.strip()]
+    return lines[-1] if lines else None
+
+
 def grade(job_dir: Path, out_root: Path) -> P.JobRecord:
     plan = P.read(P.PlanRecord, job_dir / PLAN_FILE, HOST_FILE_CAP)
     execution = _optional(P.ExecRecord, job_dir / P.EXEC_FILE)
@@ -44,7 +55,8 @@ def grade(job_dir: Path, out_root: Path) -> P.JobRecord:
         limits = InterpreterLimits(frozenset(plan.interpreter_features),
                                    frozenset(worker.interpreter_fixes if worker else ()))
     progress = _progress(job_dir / P.OUT_DIR / P.PROGRESS_FILE)
-    verdict = decide(plan, execution, result, judge, limits, progress)
+    verdict = decide(plan, execution, result, judge, limits, progress,
+                     _judge_error(job_dir) if judge is None else None)
     speed = judge_speed(plan, execution, worker, judge) if worker and worker.timed else None
     if speed is None and plan.slot != "cpu" and plan.timing and verdict.verdict == P.Verdict.PASSED:
         speed = SpeedResult((), None, ("the worker timed no case: no speed is reported",))

@@ -44,7 +44,10 @@ def timeout_message(plan: P.PlanRecord, progress: P.Progress | None,
 
 def decide(plan: P.PlanRecord, execution: P.ExecRecord | None, result: Result,
            judge: P.JudgeResult | None, limits: InterpreterLimits | None,
-           progress: P.Progress | None = None) -> P.VerdictRecord:
+           progress: P.Progress | None = None,
+           judge_error: str | None = None) -> P.VerdictRecord:
+    """The job's verdict; `judge_error`: the last line of judge.log when the reference worker
+    failed (no judge.json), named in an unverified verdict instead of a bare "not judged"."""
     if plan.kernel_file is None:
         return P.VerdictRecord(V.MISSING, message="the submission has no kernel for this task")
     if plan.findings:
@@ -83,6 +86,9 @@ def decide(plan: P.PlanRecord, execution: P.ExecRecord | None, result: Result,
         if status == S.RAISED:
             kind = V.COMPILE_ERROR if hit.rule == P.ErrorKind.COMPILE else V.CRASHED
             return P.VerdictRecord(kind, message=message, cases=cases)
+        if status == S.NOT_RUN and judge is None and judge_error:
+            message = (f"{hit.id}: the reference worker failed: {P.cut(judge_error, 300)} "
+                       f"(kgb's side, not the kernel's; see judge.log)")
         verdict = V.INCORRECT if status == S.FAILED else V.UNVERIFIED
         return P.VerdictRecord(verdict, message=message, cases=cases)
     unchecked = [c for c in cases if c.status == S.NOT_CHECKABLE]

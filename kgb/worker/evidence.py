@@ -128,9 +128,29 @@ GLUE_OPS = frozenset({
 })
 
 
+# Allocations that hand out memory without writing it. In a checked call each one is filled
+# with 0xFF bytes (NaN in every float dtype) before the candidate sees it: an output it never
+# wrote reads as NaN even when the allocator hands back the block of a buffer freed a moment ago
+# that held the right answer (threat 4; on CUDA's caching allocator a same-size block comes back
+# every time, so poisoning the pool before the call is not enough).
+UNINITIALIZED_ALLOCATIONS = frozenset({"empty", "empty_like", "empty_strided", "new_empty",
+                                       "new_empty_strided"})
+
+
+def poison(result: Any) -> None:
+    """Fill a fresh allocation's whole storage with 0xFF bytes."""
+    import torch
+
+    if isinstance(result, torch.Tensor) and result.device.type != "meta":
+        storage = result.untyped_storage()
+        if storage.nbytes():
+            storage.fill_(0xFF)  # type: ignore[attr-defined]  # not in torch's stubs
+
+
 class DispatchTrace:
     """Records the aten ops the candidate's host code dispatches during a call, outside Triton
-    launches (Triton's CPU interpreter moves tensors with aten ops of its own)."""
+    launches (Triton's CPU interpreter moves tensors with aten ops of its own), and poisons the
+    memory its uninitialized allocations hand out."""
 
     def __init__(self) -> None:
         self.ops: set[str] = set()
@@ -145,9 +165,13 @@ class DispatchTrace:
         class Mode(TorchDispatchMode):
             def __torch_dispatch__(self, func, types, args=(), kwargs=None):
                 kwargs = kwargs or {}
-                if not trace.paused:
-                    trace.record(func, args, kwargs)
-                return func(*args, **kwargs)
+                if trace.paused:
+                    return func(*args, **kwargs)
+                name = trace.record(func, args, kwargs)
+                result = func(*args, **kwargs)
+                if name in UNINITIALIZED_ALLOCATIONS:
+                    poison(result)
+                return result
 
         self.ops = set()
         self._mode = Mode()
@@ -159,11 +183,13 @@ class DispatchTrace:
             self._mode = None
         return tuple(sorted(self.ops))
 
-    def record(self, func: Any, args: tuple, kwargs: dict) -> None:
+    def record(self, func: Any, args: tuple, kwargs: dict) -> str:
+        """Note a non-glue op; returns the op's name."""
         name = func._schema.name.split("::")[-1]
         if name in GLUE_OPS:
             if name in ("_to_copy", "to") and "dtype" in kwargs and args and \
                     getattr(args[0], "dtype", None) not in (None, kwargs["dtype"]):
                 self.ops.add(f"{name}(dtype={kwargs['dtype']})")  # a cast computes (rounds)
-            return
+            return name
         self.ops.add(name)
+        return name
