@@ -165,3 +165,80 @@ def test_slices_judge_like_the_whole_tensor():
                            False, chunk=8)
     assert not counted.passed and "1 of 50 integer elements" in counted.message
     assert "first at [31]" in counted.message
+
+
+def _ill_conditioned(seed: int = 5):
+    """tanh_backward's inputs as on a GPU's outlier case: y = tanh(x) and grad_out, a few grads
+    amplified 1000x at positions where y is near +-1, so the answer cancels there."""
+    gen = torch.Generator().manual_seed(seed)
+    y = torch.tanh(1.5 * torch.randn(256, 257, generator=gen))
+    g = torch.randn(256, 257, generator=gen)
+    near_one = y.abs() > 0.999
+    g = torch.where(near_one & (torch.rand(y.shape, generator=gen) < 0.5), g * 1000, g)
+    return y, g
+
+
+def _tanh_backward(y, g):
+    return g * (1 - y * y)  # what PyTorch computes, in the inputs' precision
+
+
+TIGHT = Tolerance(atol=1e-5, rtol=1e-5, rel_l2=1e-5)
+
+
+def test_rounding_noise_where_the_answer_cancels_passes_against_a_float64_truth():
+    # the H100 case: an honest kernel with another formula order misses atol=1e-5 at a few
+    # ill-conditioned elements, as PyTorch's own float32 result does against the truth
+    from kgb.judge.truth import compare_with_truth
+
+    y, g = _ill_conditioned()
+    expected = [_tanh_backward(y, g)]
+    honest = [g * ((1 - y) * (1 + y))]  # equally valid, rounded differently
+    plain = compare_outputs(honest, expected, TIGHT)
+    assert not plain.passed and plain.numeric and "elements outside" in plain.message
+    judged = compare_with_truth(honest, expected, (y, g), _tanh_backward, TIGHT)
+    assert judged.passed, judged.message
+
+
+def test_reduced_precision_still_fails_against_the_truth():
+    from kgb.judge.truth import compare_with_truth
+
+    y, g = _ill_conditioned()
+    expected = [_tanh_backward(y, g)]
+    bf16 = [_tanh_backward(y.bfloat16(), g.bfloat16()).float()]
+    judged = compare_with_truth(bf16, expected, (y, g), _tanh_backward, TIGHT)
+    assert not judged.passed and "PyTorch's own" in judged.message
+    # wrong only where the answer cancels: off by far more than rounding noise there
+    sloppy = expected[0].clone()
+    cancel = (y.abs() > 0.999) & (g.abs() > 100)
+    sloppy[cancel] += 0.05 * g[cancel].sign()
+    judged = compare_with_truth([sloppy], expected, (y, g), _tanh_backward, TIGHT)
+    assert not judged.passed
+
+
+def test_a_reference_that_rounds_on_purpose_widens_nothing():
+    # the truth is trusted only where PyTorch's result is accurate overall: a reference whose
+    # contract rounds through float16 differs from its float64 run, and an unrounded answer fails
+    from kgb.judge.truth import compare_with_truth
+
+    def rounds(x):
+        return x.to(torch.float16).to(x.dtype) if x.dtype == torch.float32 else x
+
+    x = torch.randn(64, 64, generator=torch.Generator().manual_seed(1))
+    judged = compare_with_truth([x.clone()], [rounds(x)], (x,), rounds, TIGHT)
+    assert not judged.passed and judged.numeric
+
+
+def test_without_a_float64_truth_the_first_answer_stands_with_the_reason():
+    from kgb.judge.truth import compare_with_truth
+
+    def float32_only(y, g):
+        if y.dtype != torch.float32:
+            raise TypeError("no double kernel")
+        return _tanh_backward(y, g)
+
+    y, g = _ill_conditioned()
+    expected = [float32_only(y, g)]
+    judged = compare_with_truth([g * ((1 - y) * (1 + y))], expected, (y, g), float32_only, TIGHT)
+    assert not judged.passed
+    assert "no float64 truth to weigh rounding noise: TypeError: no double kernel" in \
+        judged.message

@@ -21,7 +21,7 @@ from kgb import protocol as P
 from kgb.anticheat import runtime_rules as RR
 from kgb.jsonfiles import write_json_atomic
 from kgb.judge import speed
-from kgb.judge.compare import compare_outputs
+from kgb.judge.truth import compare_with_truth
 from kgb.tasks.casegen import call_inputs, fingerprint, load_module
 from kgb.tasks.loader import load_task
 from kgb.tasks.model import Task
@@ -145,8 +145,9 @@ class _Job:
             problems = self.reference.check(tuple(outputs), inputs)
             return not problems, None, None, "; ".join(problems)
         expected = self.expected(inputs, case, call)
-        result = compare_outputs(outputs, expected, self.task.tolerance_for(case.dtype),
-                                 exact=self.task.compare == "exact")
+        result = compare_with_truth(outputs, expected, inputs, self.reference.reference,
+                                    self.task.tolerance_for(case.dtype),
+                                    exact=self.task.compare == "exact")
         return result.passed, result.max_abs, result.rel_l2, result.message
 
     def expected(self, inputs: tuple, case: P.CaseSpec, call: P.CallSpec) -> list[torch.Tensor]:

@@ -18,7 +18,7 @@ from kgb import protocol as P
 from kgb.anticheat import runtime_rules as RR
 from kgb.bench.l2 import L2Reset
 from kgb.bench.timer import capture_clocks, time_loop
-from kgb.judge.compare import compare_outputs
+from kgb.judge.truth import compare_with_truth
 from kgb.tasks.casegen import call_inputs, outputs_fingerprint, timed_seed
 from kgb.tasks.model import Task
 
@@ -68,8 +68,9 @@ def _one(request, task, inputs_module, reference, out_dir, index, case, commit, 
         with torch.no_grad():
             produced = reference.reference(*inputs)
         expected = list(produced) if isinstance(produced, (tuple, list)) else [produced]
-        result = compare_outputs(outputs, expected, task.tolerance_for(case.dtype),
-                                 exact=task.compare == "exact")
+        result = compare_with_truth(outputs, expected, inputs, reference.reference,
+                                    task.tolerance_for(case.dtype),
+                                    exact=task.compare == "exact")
         ok, message = result.passed, result.message
     if ok:
         return P.TimedCheck(case.id, rep, P.CaseStatus.PASSED)

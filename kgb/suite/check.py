@@ -16,6 +16,12 @@ def _fmt(value: float | None, spec: str) -> str:
     return "—" if value is None else format(value, spec)
 
 
+def _untimed(env: dict[str, Any]) -> str:
+    if not env.get("timings_meaningful", True):
+        return " (CPU runs are not timed)"
+    return " (correctness only: --timing off)" if env.get("timing") in (False, "off") else ""
+
+
 def adaptation_table(report: dict[str, Any]) -> str:
     env = report["environment"]
     rates = report["summary"]["rates"]
@@ -24,7 +30,7 @@ def adaptation_table(report: dict[str, Any]) -> str:
              f"sandbox {(env.get('sandbox') or {}).get('backend')}, seed {report['seed']}.", "",
              f"{rates['correct']} of {rates['tasks']} tasks correct, {rates['compiled']} "
              f"compiled; geomean speedup over PyTorch eager: "
-             f"{_fmt(rates.get('geomean_speedup_eager'), '.2f')} (CPU runs are not timed).",
+             f"{_fmt(rates.get('geomean_speedup_eager'), '.2f')}{_untimed(env)}.",
              "",
              "| task | compiled | verdict | cases | speedup vs eager | vs torch.compile | "
              "fraction of peak | note |", "|---|---|---|---|---|---|---|---|"]

@@ -66,10 +66,27 @@ def describe(exc: BaseException, kernel_path: str) -> str:
     exc = _limitation(exc) or kernel_body_error(exc, kernel_path) or exc
     where = candidate_line(exc, kernel_path)
     lines = [ln.strip() for ln in str(exc).strip().splitlines() if ln.strip()]
-    # Triton's compile errors put the location first and the cause last: keep both.
-    detail = " ... ".join(dict.fromkeys([lines[0], lines[-1]])) if lines else ""
+    # Triton's compile errors put the location first and the cause last: keep both. An error
+    # inside a called @jit function is chained: its cause (`raise ... from`) is the reason.
+    kept = [lines[0], lines[-1]] if lines else []
+    root = _root_cause(exc)
+    if root is not exc:
+        root_lines = [ln.strip() for ln in str(root).strip().splitlines() if ln.strip()]
+        kept.append(root_lines[-1] if root_lines else type(root).__name__)
+    detail = " ... ".join(dict.fromkeys(kept))
     text = f"{type(exc).__name__}: {detail}"
-    return f"{text[:500]} ({where})" if where else text[:500]
+    if len(text) > 500:  # the cause matters most: cut the middle
+        text = text[:240] + " ... " + text[-255:]
+    return f"{text} ({where})" if where else text
+
+
+def _root_cause(exc: BaseException) -> BaseException:
+    """The innermost explicit cause (`raise ... from`), at most 8 links down."""
+    for _ in range(8):
+        if exc.__cause__ is None:
+            break
+        exc = exc.__cause__
+    return exc
 
 
 def candidate_line(exc: BaseException, kernel_path: str) -> str | None:

@@ -2,7 +2,8 @@
 # The real-world kernels (docs/realworld.md) on the lent GPU: build them here first
 # (scripts/realworld/build.py), carry .realworld/submissions with .whl and .device. Correctness
 # only (--timing off) with 4 jobs per GPU, so the 62 kernels fit one device call; TIMED=1 times
-# them too, one job at a time (about 35 s a job). Results in $OUT: the log, the table, and every
+# them too, one job at a time (about 35 s a job); SUBS names submissions (default: all). Results
+# in $OUT: the log, the table, and every
 # submission's report.json in one tar.
 source "$(dirname "$0")/env.sh"
 OUT=${OUT:-/tmp/kgb-gpu}; mkdir -p "$OUT"
@@ -11,7 +12,7 @@ extra="--sandbox bwrap --timing off --jobs ${JOBS:-4}"
 [ -n "${TIMED:-}" ] && extra="--sandbox bwrap --baselines eager"
 start=$(date +%s)
 KGB="$PY -m kgb.cli" KGB_EXTRA="$extra" timeout "${LIMIT_S:-540}" \
-  bash scripts/realworld/verify_all.sh cuda > "$OUT/realworld.txt" 2>&1
+  bash scripts/realworld/verify_all.sh cuda "" ${SUBS:-} > "$OUT/realworld.txt" 2>&1
 echo "rc=$? after $(( $(date +%s) - start )) s" >> "$OUT/realworld.txt"
 $PY scripts/realworld/summarize.py > "$OUT/realworld-table.md" 2>&1
 tar -cf "$OUT/realworld-reports.tar" .realworld/out/*/report.json .realworld/out-*.log 2>/dev/null

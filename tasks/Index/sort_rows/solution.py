@@ -4,22 +4,29 @@ import triton.language as tl
 
 
 @triton.jit
+def _compare_exchange(x, idx, s: tl.constexpr, d: tl.constexpr, BLOCK_M: tl.constexpr,
+                      BLOCK_N: tl.constexpr):
+    # One step of stage s: a row viewed as [pairs, 2, d]; the two partners of a pair sit on
+    # the size-2 axis, so their min and max are two small reductions.
+    x4 = tl.reshape(x, [BLOCK_M, BLOCK_N // (2 * d), 2, d])
+    lo = tl.min(x4, axis=2, keep_dims=True)
+    hi = tl.max(x4, axis=2, keep_dims=True)
+    i4 = tl.reshape(idx, [1, BLOCK_N // (2 * d), 2, d])
+    is_left = (i4 & d) == 0
+    ascending = ((i4 >> s) & 1) == 0  # direction of this element's block in stage s
+    x4 = tl.where(is_left == ascending, lo, hi)
+    return tl.reshape(x4, [BLOCK_M, BLOCK_N])
+
+
+@triton.jit
 def _bitonic_sort_rows(x, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, LOG_N: tl.constexpr):
     # Ascending bitonic sort of every row of a [BLOCK_M, BLOCK_N] tile (BLOCK_N = 2^LOG_N).
-    # Each compare-exchange step views a row as [pairs, 2, d]: the two partners of a pair sit
-    # on the size-2 axis, so their min and max are two small reductions.
+    # The distance d = 2^(s-1-jj) is passed straight to a constexpr parameter: compiled Triton
+    # turns a plain local into a tensor and refuses to reassign an annotated constexpr local.
     idx = tl.arange(0, BLOCK_N)
     for s in tl.static_range(1, LOG_N + 1):
         for jj in tl.static_range(0, s):
-            d: tl.constexpr = 1 << (s - 1 - jj)
-            x4 = tl.reshape(x, [BLOCK_M, BLOCK_N // (2 * d), 2, d])
-            lo = tl.min(x4, axis=2, keep_dims=True)
-            hi = tl.max(x4, axis=2, keep_dims=True)
-            i4 = tl.reshape(idx, [1, BLOCK_N // (2 * d), 2, d])
-            is_left = (i4 & d) == 0
-            ascending = ((i4 >> s) & 1) == 0  # direction of this element's block in stage s
-            x4 = tl.where(is_left == ascending, lo, hi)
-            x = tl.reshape(x4, [BLOCK_M, BLOCK_N])
+            x = _compare_exchange(x, idx, s, 1 << (s - 1 - jj), BLOCK_M, BLOCK_N)
     return x
 
 

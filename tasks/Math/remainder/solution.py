@@ -5,15 +5,18 @@ import triton.language as tl
 
 @triton.jit
 def _fmod(x, y):
-    # r = x - trunc(x / y) * y, exactly: the fma rounds once and the true remainder is
-    # representable. If x / y rounded up to the next integer, r came out with the wrong sign
-    # (|r| < |y|): adding |y| with the sign of x then is exact too.
+    # r = x - trunc(x / y) * y, exactly: with the right integer quotient q the fma rounds once
+    # and the true remainder is representable. Compiled Triton's x / y is not correctly
+    # rounded, so trunc(x / y) can be one off either way: r then has the wrong sign (|q| one too
+    # big) or |r| >= |y| (one too small). Repair q and take the fma again.
     q = x / y
     q = tl.where(q >= 0.0, tl.floor(q), tl.ceil(q))
     r = tl.fma(-q, y, x)
-    wrong = ((r < 0.0) & (x > 0.0)) | ((r > 0.0) & (x < 0.0))
-    ay = tl.abs(y)
-    return tl.where(wrong, r + tl.where(x < 0.0, -ay, ay), r)
+    toward = tl.where((x < 0.0) != (y < 0.0), -1.0, 1.0)  # the sign of the true quotient
+    wrong_sign = ((r < 0.0) & (x > 0.0)) | ((r > 0.0) & (x < 0.0))
+    q = tl.where(wrong_sign, q - toward, q)
+    q = tl.where(tl.abs(r) >= tl.abs(y), q + toward, q)
+    return tl.fma(-q, y, x)
 
 
 @triton.jit
