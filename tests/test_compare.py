@@ -242,3 +242,28 @@ def test_without_a_float64_truth_the_first_answer_stands_with_the_reason():
     assert not judged.passed
     assert "no float64 truth to weigh rounding noise: TypeError: no double kernel" in \
         judged.message
+
+
+def test_misses_where_the_answer_is_well_conditioned_are_never_forgiven():
+    # an attacker who read the rule: on an outlier case, PyTorch's own worst error (at the
+    # amplified, cancelling elements) is large, so a kernel that rounds every ordinary element
+    # to ~fp16 precision would stay within 4x of it in the worst element and in norm; the
+    # sensitivity of each element to one rounding of its inputs says those misses are not noise
+    from kgb.judge.compare import Truth
+    from kgb.judge.truth import compare_with_truth, float64_truth
+
+    y, g = _ill_conditioned()
+    g = torch.where(g.abs() > 100, g * 30, g)  # outliers that dominate PyTorch's worst error
+    big = (torch.rand(y.shape, generator=torch.Generator().manual_seed(9)) < 0.01) & \
+        (y.abs() < 0.9)
+    g = torch.where(big, g * 1e4, g)  # large, well-conditioned answers: PyTorch is right overall
+    expected = [_tanh_backward(y, g)]
+    ordinary = g.abs() < 100
+    sloppy = expected[0].clone()
+    sloppy[ordinary] = sloppy[ordinary].half().float()
+    judged = compare_with_truth([sloppy], expected, (y, g), _tanh_backward, TIGHT)
+    assert not judged.passed and "well conditioned" in judged.message
+    # the premise: without the sensitivity test the worst-error and norm rule alone passes it
+    values = float64_truth(_tanh_backward, (y, g))
+    blind = [Truth(values[0], torch.full_like(values[0], math.inf))]
+    assert compare_outputs([sloppy], expected, TIGHT, truth=blind).passed

@@ -219,3 +219,32 @@ def test_a_graph_timed_kernel_is_compared_with_graph_timed_baselines_only():
     result = judge_speed(PLAN, execution, fell_back, judge)
     assert result.cases[0].eager_ms == 0.4  # both plain: comparable
     assert any("not capturable as a CUDA graph" in u for u in result.unchecked)
+
+
+def test_only_planned_and_kept_files_stay_in_the_output_folder(tmp_path):
+    # protocol-shaped files the plan does not name (a case_999 file, timed outputs the
+    # supervisor did not keep) are planted to make the folder look full: they go before the
+    # host counts it (kgb.runner.speed trusts "the folder was full" only from that count)
+    from kgb import protocol as P
+    from kgb.runner.execute import drop_leftovers, planned_names
+    from kgb.runner.plan import Job
+    from kgb.tasks.loader import load_task
+    from kgb.tasks.model import Case
+    from conftest import ROOT
+
+    task = load_task(ROOT / "tasks" / "Math" / "addcmul")
+    shape = task.shapes[0]
+    calls = (P.CallSpec(P.CallKind.PRIMARY, 1), P.CallSpec(P.CallKind.FRESH, 2))
+    cases = (Case("a", shape, "float32", "standard", 1, calls=calls),
+             Case("b", shape, "float32", "standard", 2, calls=calls[:1]))
+    job = Job(task, None, cases, "cuda:0")
+    commits = (P.Commit("b", ("f0", "f1", "f2"), keep=(0, 2), t=0.0),)
+    planned = planned_names(job, commits)
+    kept = {P.RESULT_FILE, P.output_file(0, 0), P.output_file(0, 1), P.output_file(1, 0),
+            P.timed_file(1, 0), P.timed_file(1, 2)}
+    planted = {P.output_file(999, 0), P.output_file(1, 1), P.timed_file(1, 1),
+               P.timed_file(0, 0), "junk.bin"}
+    for name in kept | planted:
+        (tmp_path / name).write_bytes(b"x" * 16)
+    assert drop_leftovers(tmp_path, planned) == len(planted)
+    assert {p.name for p in tmp_path.iterdir()} == kept

@@ -74,3 +74,4 @@ def test_only_the_candidates_own_allocations_are_poisoned(monkeypatch):
     _, ops = _traced(launch)
     torch.empty(11)
     assert poisoned == [3] and ops == ()
+

@@ -11,7 +11,7 @@ from typing import Any
 
 import torch
 
-from kgb.judge.compare import Comparison, compare_outputs
+from kgb.judge.compare import Comparison, Truth, compare_outputs
 from kgb.tasks.model import Tolerance
 
 
@@ -39,6 +39,45 @@ def float64_truth(reference: Callable[..., Any], inputs: tuple) -> list[torch.Te
     return outputs
 
 
+PERTURBATION_DRAWS = 2  # random-sign input perturbations; an element's sensitivity is the max
+
+
+def _perturbed(value: Any, scale: float, gen: torch.Generator | None) -> Any:
+    if isinstance(value, torch.Tensor) and value.is_floating_point():
+        signs = torch.randint(0, 2, value.shape, generator=gen, device=value.device)
+        return value.to(torch.float64) * (1 + scale * (2 * signs - 1).to(torch.float64))
+    if isinstance(value, (tuple, list)):
+        return type(value)(_perturbed(v, scale, gen) for v in value)
+    return value
+
+
+def sensitivity(reference: Callable[..., Any], inputs: tuple, values: list[torch.Tensor],
+                unit: float) -> list[torch.Tensor] | str:
+    """How far each truth element moves when every float input moves by one rounding (`unit`,
+    the output dtype's unit roundoff) with a random sign: the size of the rounding noise an
+    honest computation at that precision can show there (backward stability). The max over
+    PERTURBATION_DRAWS draws from a fixed seed (the trusted side's; nothing to game)."""
+    moved: list[torch.Tensor] = [torch.zeros_like(v, dtype=torch.float64) for v in values]
+    for draw in range(PERTURBATION_DRAWS):
+        device = next((v.device for v in inputs if isinstance(v, torch.Tensor)), None)
+        gen = torch.Generator(device=device) if device is not None else None
+        if gen is not None:
+            gen.manual_seed(1000 + draw)
+        got = float64_truth(reference, tuple(_perturbed(v, unit, gen) for v in inputs))
+        if isinstance(got, str):
+            return got
+        if len(got) != len(values):
+            return "the reference returned another number of outputs on perturbed inputs"
+        moved = [torch.maximum(m, (g.double() - v.double()).abs()) if g.shape == v.shape
+                 else m for m, g, v in zip(moved, got, values)]
+    return moved
+
+
+def _unit(expected: list[torch.Tensor]) -> float:
+    units = [torch.finfo(t.dtype).eps / 2 for t in expected if t.is_floating_point()]
+    return max(units) if units else torch.finfo(torch.float32).eps / 2
+
+
 def compare_with_truth(outputs: list[torch.Tensor], expected: list[torch.Tensor],
                        inputs: tuple, reference: Callable[..., Any], tol: Tolerance,
                        exact: bool = False) -> Comparison:
@@ -47,8 +86,12 @@ def compare_with_truth(outputs: list[torch.Tensor], expected: list[torch.Tensor]
     result = compare_outputs(outputs, expected, tol, exact=exact)
     if result.passed or not result.numeric:
         return result
-    truth = float64_truth(reference, inputs)
-    if isinstance(truth, str):
+    values = float64_truth(reference, inputs)
+    moves = sensitivity(reference, inputs, values, _unit(expected)) \
+        if not isinstance(values, str) else values
+    if isinstance(values, str) or isinstance(moves, str):
+        why = values if isinstance(values, str) else moves
         return replace(result, message=f"{result.message} (no float64 truth to weigh rounding "
-                                       f"noise: {truth})")
+                                       f"noise: {why})")
+    truth = [Truth(v, m) for v, m in zip(values, moves)]
     return compare_outputs(outputs, expected, tol, exact=exact, truth=truth)

@@ -207,14 +207,17 @@ def _run_candidate(job: Job, job_dir: Path, out: Path, ctx: JobContext) -> ExecR
         execution = ctx.sandbox.run(request, ctx.limits)
     finally:
         shutil.rmtree(tmp_dir, ignore_errors=True)
-    removed = drop_leftovers(out)
+    channel = _channel(execution.channel)
+    # Only what the plan and the supervisor's commits name stays, before the folder is counted:
+    # protocol-shaped files the worker planted (a case_999 file, timed files nobody kept) would
+    # otherwise make "the folder was full" look true (kgb.runner.speed, _had_room).
+    removed = drop_leftovers(out, planned_names(job, channel.commits if channel else ()))
     if removed:
         execution = replace(execution, notes=execution.notes + (
-            f"{removed} output entries the protocol does not name were deleted",))
+            f"{removed} output entries the plan does not name were deleted",))
     (job_dir / P.STDOUT_LOG).write_text(execution.stdout)
     (job_dir / P.STDERR_LOG).write_text(execution.stderr)
     tail = [ln for ln in execution.stderr.strip().splitlines() if ln.strip()][-1:]
-    channel = _channel(execution.channel)
     record = P.ExecRecord(ctx.sandbox.name, execution.returncode, execution.timed_out,
                           execution.wall_s, execution.truncated, execution.notes,
                           P.cut(tail[0], 300) if tail else "", channel is not None,
@@ -248,14 +251,29 @@ def _channel(raw: dict | None) -> _Channel | None:
         return None
 
 
-def drop_leftovers(out: Path) -> int:
+def planned_names(job: Job, commits: tuple[P.Commit, ...]) -> frozenset[str]:
+    """The files a worker may leave: its result, progress and traceback, one file per planned
+    call, and the timed outputs the supervisor chose to keep."""
+    names = {P.RESULT_FILE, P.PROGRESS_FILE, P.TRACEBACK_FILE}
+    index = {case.id: i for i, case in enumerate(job.cases)}
+    for i, case in enumerate(job.cases):
+        names.update(P.output_file(i, k) for k in range(len(case.calls)))
+    for commit in commits:
+        if commit.case in index:
+            names.update(P.timed_file(index[commit.case], rep) for rep in commit.keep)
+    return frozenset(names)
+
+
+def drop_leftovers(out: Path, planned: frozenset[str] | None = None) -> int:
     """Delete everything in the output folder that the protocol does not name (files,
-    folders, links), wherever the backend let the worker write in place; returns how many."""
+    folders, links) — and, given `planned`, any name outside it — wherever the backend let the
+    worker write in place; returns how many."""
     import re
 
     removed = 0
     for entry in list(out.iterdir()):
-        if entry.is_file() and not entry.is_symlink() and re.match(P.OUTPUT_NAMES, entry.name):
+        if entry.is_file() and not entry.is_symlink() and re.match(P.OUTPUT_NAMES, entry.name) \
+                and (planned is None or entry.name in planned):
             continue
         if entry.is_dir() and not entry.is_symlink():
             shutil.rmtree(entry, ignore_errors=True)

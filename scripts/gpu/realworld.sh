@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # The real-world kernels (docs/realworld.md) on the lent GPU: build them here first
 # (scripts/realworld/build.py), carry .realworld/submissions with .whl and .device. Correctness
-# only (--timing off) with 4 jobs per GPU, so the 62 kernels fit one device call; TIMED=1 times
-# them too, one job at a time (about 35 s a job); SUBS names submissions (default: all). Results
-# in $OUT: the log, the table, and every
-# submission's report.json in one tar.
+# only (--timing off), JOBS per GPU (default 4); SUBS names submissions (default: all). fla's
+# kernels autotune over many configs on a GPU: give them a call of their own (SUBS=fla).
+# TIMED=1 times them too, one job at a time (about 35 s a job). Results in $OUT: the log, the
+# table, and every submission's report.json in one tar.
 source "$(dirname "$0")/env.sh"
 OUT=${OUT:-/tmp/kgb-gpu}; mkdir -p "$OUT"
 [ -d .realworld/submissions ] || { echo "no .realworld/submissions: see scripts/realworld/build.py"; exit 2; }
