@@ -8,11 +8,13 @@ second test is what stops an all-zero answer from passing a task whose outputs a
 Where a float output misses only those bounds, it is judged once more against a float64
 truth (the reference run on the inputs upcast, kgb.judge.truth): it passes when it is at most
 TRUTH_FACTOR times as far from the truth as PyTorch's own result, in the worst element and in
-norm — the FlashAttention tests' criterion. A fixed atol is below honest rounding noise where
-the answer cancels (grad * (1 - y^2) with y near 1 and a large grad): the kernel and PyTorch
-are both a few ulps of the operands off there, and both are right. The truth is trusted only
-where PyTorch's result is accurate overall (within rel_l2 of it): a reference that rounds on
-purpose does not widen anything."""
+norm — the FlashAttention tests' criterion — and every element that missed is ill-conditioned:
+one rounding of the inputs moves its truth by at least 1/(2 TRUTH_FACTOR) of the bound. A fixed
+atol is below honest rounding noise where the answer cancels (grad * (1 - y^2) with y near 1
+and a large grad): the kernel and PyTorch are both a few ulps of the operands off there, and
+both are right; an ordinary element is never forgiven. The truth is trusted only where
+PyTorch's result is accurate overall (within rel_l2 of it): a reference that rounds on purpose
+does not widen anything."""
 
 from __future__ import annotations
 

@@ -1,7 +1,9 @@
 """The float64 truth a float output is judged against when it misses its tolerance by rounding
 noise alone (kgb.judge.compare): the task's reference run on the same inputs with every float
-tensor upcast to float64, on the trusted side. A reference that cannot run in float64 (an op
-without a double kernel, memory) gives no truth, and the comparison's first answer stands."""
+tensor upcast to float64, on the trusted side, and each element's sensitivity to one rounding
+of the inputs. A reference that cannot run in float64 (an op without a double kernel, memory)
+gives no truth, and the comparison's first answer stands. Both cost reference runs only for a
+call that missed its bounds."""
 
 from __future__ import annotations
 
