@@ -8,6 +8,7 @@ import subprocess
 import sys
 import time
 
+import psutil
 import pytest
 
 from conftest import ROOT
@@ -18,7 +19,13 @@ def test_ctrl_c_in_any_command_exits_130():
     proc = subprocess.Popen([sys.executable, "-m", "kgb.cli", "sandbox", "check", "--backend",
                              "process", "--stdout-gb", "50"], cwd=ROOT, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
-    time.sleep(4)
+    # interrupt once the check is under way (its first sandboxed child exists), not after a
+    # fixed wait: on a loaded 2-core machine the imports alone can outlast one
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline and proc.poll() is None and \
+            not psutil.Process(proc.pid).children(recursive=True):
+        time.sleep(0.2)
+    time.sleep(1)
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 130, err[-1000:]
