@@ -16,9 +16,13 @@ from conftest import ROOT
 
 def test_ctrl_c_in_any_command_exits_130():
     """`kgb sandbox check` is not `kgb verify`: Click turns the interrupt into Abort there."""
+    # A test runner started in the background by a non-interactive shell (`nohup ... &`)
+    # ignores SIGINT, and its children inherit that; a terminal's Ctrl-C reaches a process with
+    # the default disposition, so the child gets that back.
     proc = subprocess.Popen([sys.executable, "-m", "kgb.cli", "sandbox", "check", "--backend",
                              "process", "--stdout-gb", "50"], cwd=ROOT, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     # interrupt once the check is under way (its first sandboxed child exists), not after a
     # fixed wait: on a loaded 2-core machine the imports alone can outlast one
     deadline = time.monotonic() + 90
