@@ -1,15 +1,18 @@
 """Suite kernels that the CPU interpreter ran but an H100 refused to compile, compiled here for
 sm_90 with Triton's own compiler (no GPU needed: front end, LLVM and the bundled ptxas), so the
-fixes stay fixed; and the worker's one-line description of such an error names its cause."""
+fixes stay fixed; and the worker's one-line description of such an error names its cause.
+
+Each compile runs in a fresh process without TRITON_INTERPRET: in the test session the
+interpreter is on, and @triton.jit then builds interpreter functions."""
 
 from __future__ import annotations
 
-import importlib.util
+import json
+import os
+import subprocess
+import sys
 
 import pytest
-import triton
-from triton.backends.compiler import GPUTarget
-from triton.compiler import ASTSource
 
 from conftest import ROOT
 
@@ -17,17 +20,34 @@ SORT_SIGNATURE = {"M": "i32", "N": "i32", "BLOCK_M": "constexpr", "BLOCK_N": "co
                   "LOG_N": "constexpr"}
 SORT_SIZES = {"BLOCK_M": 4, "BLOCK_N": 8, "LOG_N": 3}
 
+_COMPILE = """
+import importlib.util, json, sys
+import triton
+from triton.backends.compiler import GPUTarget
+from triton.compiler import ASTSource
+from kgb.worker.errors import describe
+path, name, signature, constexprs = sys.argv[1], sys.argv[2], json.loads(sys.argv[3]), \\
+    json.loads(sys.argv[4])
+spec = importlib.util.spec_from_file_location("kernel_under_test", path)
+module = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(module)
+try:
+    compiled = triton.compile(ASTSource(getattr(module, name), signature, constexprs=constexprs),
+                              target=GPUTarget("cuda", 90, 32))
+    print(json.dumps({"ok": True, "stores": "st.global" in compiled.asm["ptx"]}))
+except Exception as exc:
+    print(json.dumps({"ok": False, "description": describe(exc, path)}))
+"""
 
-def _kernel(path, name):
-    spec = importlib.util.spec_from_file_location(f"kgb_gpu_compile_{name}", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return getattr(module, name)
 
-
-def _compile(fn, signature, constexprs):
-    return triton.compile(ASTSource(fn, signature, constexprs=constexprs),
-                          target=GPUTarget("cuda", 90, 32))
+def _compile(path, name, signature, constexprs) -> dict:
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    env["PYTHONPATH"] = str(ROOT)
+    done = subprocess.run([sys.executable, "-c", _COMPILE, str(path), name,
+                           json.dumps(signature), json.dumps(constexprs)],
+                          capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 @pytest.mark.parametrize("task, kernel, pointers", [
@@ -38,14 +58,12 @@ def _compile(fn, signature, constexprs):
 def test_the_bitonic_sorts_compile_for_a_hopper_gpu(task, kernel, pointers):
     # they once reassigned an annotated constexpr local in a static loop: the interpreter ran
     # it, the compiler said "d is already defined. constexpr cannot be reassigned"
-    fn = _kernel(ROOT / "tasks" / task / "solution.py", kernel)
-    compiled = _compile(fn, {**pointers, **SORT_SIGNATURE}, SORT_SIZES)
-    assert "st.global" in compiled.asm["ptx"]
+    result = _compile(ROOT / "tasks" / task / "solution.py", kernel,
+                      {**pointers, **SORT_SIGNATURE}, SORT_SIZES)
+    assert result == {"ok": True, "stores": True}
 
 
 def test_a_chained_compile_error_is_described_by_its_cause(tmp_path):
-    from kgb.worker.errors import describe
-
     src = tmp_path / "k.py"
     src.write_text(
         "import triton\nimport triton.language as tl\n\n\n"
@@ -56,9 +74,7 @@ def test_a_chained_compile_error_is_described_by_its_cause(tmp_path):
         "    return x\n\n\n"
         "@triton.jit\ndef _outer(out_ptr, N: tl.constexpr):\n"
         "    tl.store(out_ptr, _inner(tl.zeros((1,), dtype=tl.int32), N))\n")
-    fn = _kernel(src, "_outer")
-    with pytest.raises(Exception) as caught:
-        _compile(fn, {"out_ptr": "*i32", "N": "constexpr"}, {"N": 3})
-    text = describe(caught.value, str(src))
-    assert text.startswith("CompilationError: at ")
+    result = _compile(src, "_outer", {"out_ptr": "*i32", "N": "constexpr"}, {"N": 3})
+    text = result["description"]
+    assert not result["ok"] and text.startswith("CompilationError: at ")
     assert "constexpr cannot be reassigned" in text and len(text) <= 520
