@@ -6,34 +6,45 @@ second test is what stops an all-zero answer from passing a task whose outputs a
 (threat 6). Integer outputs may differ by at most int_atol.
 
 Where a float output misses only those bounds, it is judged once more against a float64
-truth (the reference run on the inputs upcast, kgb.judge.truth): it passes when it is at most
-TRUTH_FACTOR times as far from the truth as PyTorch's own result, in the worst element and in
-norm — the FlashAttention tests' criterion — and every element that missed is ill-conditioned:
-one rounding of the inputs moves its truth by at least 1/(2 TRUTH_FACTOR) of the bound. A fixed
-atol is below honest rounding noise where the answer cancels (grad * (1 - y^2) with y near 1
-and a large grad): the kernel and PyTorch are both a few ulps of the operands off there, and
-both are right; an ordinary element is never forgiven. The truth is trusted only where
-PyTorch's result is accurate overall (within rel_l2 of it): a reference that rounds on purpose
-does not widen anything."""
+truth (the reference run on the inputs upcast, kgb.judge.truth), with honest float32 results as
+the measure of rounding noise: PyTorch's (the reference's own result, and the task's float32
+`baseline` where the reference computes wider) and the truth's sensitivity to one rounding of
+the inputs. It passes when
+- PyTorch's result is within rel_l2 of the truth (a reference that rounds on purpose gets no
+  truth to hide behind);
+- every missed element is within TRUTH_FACTOR of the noise: its own sensitivity (how far one
+  rounding of the inputs moves it), or the worst error of an honest float32 result anywhere in
+  the output (FlashAttention's test criterion);
+- few misses need the second: at most max(MISS_MIN, MISS_FRACTION x size) — rounding noise
+  breaks a bound at a handful of elements of millions, a reduced-precision computation at most
+  of them;
+- the error norm is within TRUTH_FACTOR of the largest honest one (PyTorch's, the baseline's,
+  the sensitivity's).
+A fixed atol is below honest rounding noise where the answer cancels or sums thousands of
+terms: on an H100, 29 honest solutions missed by a few elements of millions, each within
+1.6x of that noise (docs/decisions.md, session 20)."""
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import torch
 
 from kgb.tasks.model import Tolerance
 
-TRUTH_FACTOR = 4.0  # how much further from the float64 truth than PyTorch a kernel may be
+TRUTH_FACTOR = 4.0  # how much further from the float64 truth than honest noise a kernel may be
+MISS_MIN, MISS_FRACTION = 32, 1e-4  # misses the truth may forgive: max(32, 1e-4 x elements)
 
 
 @dataclass(frozen=True)
 class Truth:
-    """One output's float64 truth, and how far it moves when the inputs move by one rounding
-    of the output dtype (kgb.judge.truth): where it barely moves, no rounding explains a miss."""
+    """One output's float64 truth, how far it moves when the inputs move by one rounding of
+    the output dtype (kgb.judge.truth), and the task's float32 baseline's result when there is
+    one (another honest measure of the noise)."""
     values: torch.Tensor
     sensitivity: torch.Tensor
+    baseline: torch.Tensor | None = None
 
 
 @dataclass(frozen=True)
@@ -64,6 +75,9 @@ def compare_outputs(candidate: list[torch.Tensor], reference: list[torch.Tensor]
         own_truth = truth[i] if truth is not None and i < len(truth) and \
             tuple(truth[i].values.shape) == tuple(ref.shape) and \
             tuple(truth[i].sensitivity.shape) == tuple(ref.shape) else None
+        if own_truth is not None and own_truth.baseline is not None and \
+                tuple(own_truth.baseline.shape) != tuple(ref.shape):
+            own_truth = replace(own_truth, baseline=None)
         one = _compare_one(out, ref, tol, exact, truth=own_truth)
         if not one.passed:
             return Comparison(False, one.max_abs, one.rel_l2, f"output {i}: {one.message}",
@@ -104,34 +118,77 @@ class _Count:
 
 @dataclass
 class _TruthErrors:
-    """How far the kernel's and PyTorch's results are from the float64 truth."""
-    out_max: float = 0.0
+    """How far the kernel's and the honest results are from the float64 truth, and what the
+    elements that missed the bounds say about it."""
     ref_max: float = 0.0
+    base_max: float = 0.0
     out_sq: float = 0.0
     ref_sq: float = 0.0
+    base_sq: float = 0.0
+    moves_sq: float = 0.0
     truth_sq: float = 0.0
+    size: int = 0
+    # misses further from the truth than TRUTH_FACTOR x their own sensitivity: how many, and
+    # the worst (a miss within it is the noise one rounding of the inputs makes, however many)
+    beyond: int = 0
+    excess_max: float = 0.0
 
-    def add(self, o: torch.Tensor, r: torch.Tensor, t: torch.Tensor) -> None:
+    def add(self, o: torch.Tensor, r: torch.Tensor, t: torch.Tensor, moves: torch.Tensor,
+            b: torch.Tensor | None, missed: torch.Tensor) -> None:
         usable = torch.isfinite(r) & torch.isfinite(t)
         out_err = torch.where(usable, (o - t).abs(), 0.0)
         ref_err = torch.where(usable, (r - t).abs(), 0.0)
-        self.out_max = max(self.out_max, float(out_err.max()))
+        moves_raw, moves = moves, torch.where(usable & torch.isfinite(moves), moves, 0.0)
         self.ref_max = max(self.ref_max, float(ref_err.max()))
         self.out_sq += float(out_err.square().sum())
         self.ref_sq += float(ref_err.square().sum())
+        self.moves_sq += float(moves.square().sum())
         self.truth_sq += float(torch.where(usable, t, 0.0).square().sum())
+        if b is not None:
+            base_err = torch.where(usable & torch.isfinite(b), (b - t).abs(), 0.0)
+            self.base_max = max(self.base_max, float(base_err.max()))
+            self.base_sq += float(base_err.square().sum())
+        self.size += o.numel()
+        # NaN/Inf in the truth or the sensitivity compare False: such a miss is beyond (infinite)
+        beyond = missed & ~((o - t).abs() <= TRUTH_FACTOR * moves_raw)
+        hits = int(beyond.sum())
+        if hits:
+            self.beyond += hits
+            self.excess_max = max(self.excess_max, float(
+                torch.where(usable, out_err, math.inf)[beyond].max()))
 
-    def as_accurate_as_pytorch(self, tol: Tolerance) -> bool:
-        trusted = self.ref_sq <= tol.rel_l2 ** 2 * self.truth_sq  # PyTorch is right overall
-        return trusted and self.out_max <= TRUTH_FACTOR * self.ref_max and \
-            math.sqrt(self.out_sq) <= TRUTH_FACTOR * math.sqrt(self.ref_sq)
+    def _noise_max(self) -> float:
+        return max(self.ref_max, self.base_max)
 
-    def describe(self, unexplained: int) -> str:
-        worst = self.out_max / self.ref_max if self.ref_max else math.inf
-        where = (f"; {unexplained} miss(es) where the answer is well conditioned (rounding "
-                 f"cannot explain them)") if unexplained else ""
-        return (f"; against a float64 truth its worst error is {worst:.3g}x PyTorch's own "
-                f"(at most {TRUTH_FACTOR:g}x passes){where}")
+    def _noise_norm(self) -> float:
+        return math.sqrt(max(self.ref_sq, self.base_sq, self.moves_sq))
+
+    def _miss_limit(self) -> int:
+        return max(MISS_MIN, int(MISS_FRACTION * self.size))
+
+    def explains(self, tol: Tolerance) -> bool:
+        """Every miss is rounding noise (the module's docstring)."""
+        return self.ref_sq <= tol.rel_l2 ** 2 * self.truth_sq and \
+            self.beyond <= self._miss_limit() and \
+            self.excess_max <= TRUTH_FACTOR * self._noise_max() and \
+            math.sqrt(self.out_sq) <= TRUTH_FACTOR * self._noise_norm()
+
+    def describe(self, tol: Tolerance) -> str:
+        if self.ref_sq > tol.rel_l2 ** 2 * self.truth_sq:
+            return ("; PyTorch's own result is not within rel_l2 of the float64 truth (the "
+                    "reference rounds on purpose: no truth to weigh noise against)")
+        if self.beyond > self._miss_limit():
+            return (f"; against a float64 truth, {self.beyond} misses beyond "
+                    f"{TRUTH_FACTOR:g}x their sensitivity to one rounding of the inputs: too "
+                    f"many for rounding noise (at most {self._miss_limit()})")
+        if self.excess_max > TRUTH_FACTOR * self._noise_max():
+            return (f"; against a float64 truth, a miss of {self.excess_max:.3g}: more than "
+                    f"{TRUTH_FACTOR:g}x both its sensitivity to one rounding of the inputs and "
+                    f"an honest float32 result's worst error ({self._noise_max():.3g})")
+        noise = self._noise_norm()
+        ratio = math.sqrt(self.out_sq) / noise if noise else math.inf
+        return (f"; against a float64 truth its error norm is {ratio:.3g}x an honest float32 "
+                f"result's (at most {TRUTH_FACTOR:g}x passes)")
 
 
 def _compare_one(out: torch.Tensor, ref: torch.Tensor, tol: Tolerance, exact: bool,
@@ -150,15 +207,15 @@ def _compare_one(out: torch.Tensor, ref: torch.Tensor, tol: Tolerance, exact: bo
     outside, finite_n = _Count(), 0
     max_abs, err_sq, ref_sq = 0.0, 0.0, 0.0
     against = _TruthErrors() if truth is not None else None
-    unexplained = _Count()  # misses at elements no rounding of this precision can move so far
     for lo, hi in _slices(flat_ref.numel(), chunk):
         o, r = flat_out[lo:hi].double(), flat_ref[lo:hi].double()
         floor = tol.atol + tol.rtol * r.abs()
         if against is not None and truth is not None:
-            against.add(o, r, truth.values.reshape(-1)[lo:hi].double())
-            moves = truth.sensitivity.reshape(-1)[lo:hi].double()
-            unexplained.add(torch.isfinite(r) & ((o - r).abs() > floor) &
-                            (moves < floor / (2 * TRUTH_FACTOR)), lo)
+            base = truth.baseline.reshape(-1)[lo:hi].double() \
+                if truth.baseline is not None else None
+            against.add(o, r, truth.values.reshape(-1)[lo:hi].double(),
+                        truth.sensitivity.reshape(-1)[lo:hi].double(), base,
+                        torch.isfinite(r) & ((o - r).abs() > floor))
         for name, test in (("NaN", torch.isnan), ("+Inf", torch.isposinf),
                            ("-Inf", torch.isneginf)):
             nonfinite[name].add(test(o) != test(r), lo)
@@ -179,10 +236,9 @@ def _compare_one(out: torch.Tensor, ref: torch.Tensor, tol: Tolerance, exact: bo
     rel_l2 = _ratio(err_sq, ref_sq)
     # An all-zero reference gives rel_l2 = inf for any error; allclose alone judges it then.
     l2_miss = rel_l2 != math.inf and rel_l2 > tol.rel_l2
-    if (outside.n or l2_miss) and against is not None and not unexplained.n and \
-            against.as_accurate_as_pytorch(tol):
+    if (outside.n or l2_miss) and against is not None and against.explains(tol):
         return Comparison(True, max_abs, rel_l2)
-    truth_note = against.describe(unexplained.n) if against is not None else ""
+    truth_note = against.describe(tol) if against is not None else ""
     if outside.n:
         return Comparison(False, max_abs, rel_l2,
                           f"{outside.n} of {finite_n} elements outside atol={tol.atol:g} "

@@ -147,7 +147,8 @@ class _Job:
         expected = self.expected(inputs, case, call)
         result = compare_with_truth(outputs, expected, inputs, self.reference.reference,
                                     self.task.tolerance_for(case.dtype),
-                                    exact=self.task.compare == "exact")
+                                    exact=self.task.compare == "exact",
+                                    baseline=getattr(self.reference, "baseline", None))
         return result.passed, result.max_abs, result.rel_l2, result.message
 
     def expected(self, inputs: tuple, case: P.CaseSpec, call: P.CallSpec) -> list[torch.Tensor]:

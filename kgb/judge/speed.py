@@ -70,7 +70,8 @@ def _one(request, task, inputs_module, reference, out_dir, index, case, commit, 
         expected = list(produced) if isinstance(produced, (tuple, list)) else [produced]
         result = compare_with_truth(outputs, expected, inputs, reference.reference,
                                     task.tolerance_for(case.dtype),
-                                    exact=task.compare == "exact")
+                                    exact=task.compare == "exact",
+                                    baseline=getattr(reference, "baseline", None))
         ok, message = result.passed, result.message
     if ok:
         return P.TimedCheck(case.id, rep, P.CaseStatus.PASSED)

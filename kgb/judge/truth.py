@@ -2,8 +2,15 @@
 noise alone (kgb.judge.compare): the task's reference run on the same inputs with every float
 tensor upcast to float64, on the trusted side, and each element's sensitivity to one rounding
 of the inputs. A reference that cannot run in float64 (an op without a double kernel, memory)
-gives no truth, and the comparison's first answer stands. Both cost reference runs only for a
-call that missed its bounds."""
+gives no truth, and the comparison's first answer stands. These, and the task's float32
+`baseline` run as a second measure of honest noise, cost runs only for a call that missed its
+bounds.
+
+References compute in float32 on purpose (`x.float()`, `dtype=torch.float32`, then `.to(x.dtype)`):
+under the truth every float32 the reference asks for is float64, or the "truth" would be
+PyTorch's float32 answer again (on an H100 every honest kernel was then judged "inf times"
+PyTorch's error). float16/bfloat16 conversions are left alone: a reference rounds to those on
+purpose, and the trusted-truth test of kgb.judge.compare turns such a truth down."""
 
 from __future__ import annotations
 
@@ -12,6 +19,7 @@ from dataclasses import replace
 from typing import Any
 
 import torch
+from torch.overrides import TorchFunctionMode
 
 from kgb.judge.compare import Comparison, Truth, compare_outputs
 from kgb.tasks.model import Tolerance
@@ -25,11 +33,38 @@ def _upcast(value: Any) -> Any:
     return value
 
 
-def float64_truth(reference: Callable[..., Any], inputs: tuple) -> list[torch.Tensor] | str:
-    """The reference's outputs on float64 inputs, or why there are none."""
+def _wide(value: Any) -> Any:
+    return torch.float64 if value is torch.float32 else value
+
+
+class _Float32IsFloat64(TorchFunctionMode):
+    """Every float32 a reference asks for (a dtype argument, `Tensor.float`) is float64."""
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        if func is torch.Tensor.float:
+            return args[0].to(torch.float64)
+        if func is not torch.Tensor.view:  # view(dtype) reinterprets bits: not a precision
+            args = tuple(_wide(a) for a in args)
+            kwargs = {k: _wide(v) for k, v in kwargs.items()}
+        return func(*args, **kwargs)
+
+
+def _in_float64(reference: Callable[..., Any], inputs: tuple) -> Any:
+    default = torch.get_default_dtype()
+    torch.set_default_dtype(torch.float64)  # torch.zeros(n), torch.tensor(0.5) in the reference
     try:
-        with torch.no_grad():
-            produced = reference(*(_upcast(v) for v in inputs))
+        with torch.no_grad(), _Float32IsFloat64():
+            return reference(*(_upcast(v) for v in inputs))
+    finally:
+        torch.set_default_dtype(default)
+
+
+def float64_truth(reference: Callable[..., Any], inputs: tuple) -> list[torch.Tensor] | str:
+    """The reference's outputs on float64 inputs with float32 read as float64, or why there are
+    none."""
+    try:
+        produced = _in_float64(reference, inputs)
     except Exception as exc:
         if isinstance(exc, torch.OutOfMemoryError) and torch.cuda.is_available():
             torch.cuda.empty_cache()
@@ -80,11 +115,34 @@ def _unit(expected: list[torch.Tensor]) -> float:
     return max(units) if units else torch.finfo(torch.float32).eps / 2
 
 
+def baseline_outputs(baseline: Callable[..., Any] | None, inputs: tuple,
+                     expected: list[torch.Tensor]) -> list[torch.Tensor | None]:
+    """The task's float32 `baseline` on the same inputs (trusted code, like the reference): a
+    second honest measure of the rounding noise where the reference computes wider. A baseline
+    that fails or answers in another form is left out (None), never a reason to pass."""
+    if baseline is None:
+        return [None] * len(expected)
+    try:
+        with torch.no_grad():
+            produced = baseline(*inputs)
+    except Exception as exc:
+        if isinstance(exc, torch.OutOfMemoryError) and torch.cuda.is_available():
+            torch.cuda.empty_cache()
+        return [None] * len(expected)
+    got = list(produced) if isinstance(produced, (tuple, list)) else [produced]
+    if len(got) != len(expected):
+        return [None] * len(expected)
+    return [g if isinstance(g, torch.Tensor) and g.shape == e.shape else None
+            for g, e in zip(got, expected)]
+
+
 def compare_with_truth(outputs: list[torch.Tensor], expected: list[torch.Tensor],
                        inputs: tuple, reference: Callable[..., Any], tol: Tolerance,
-                       exact: bool = False) -> Comparison:
+                       exact: bool = False,
+                       baseline: Callable[..., Any] | None = None) -> Comparison:
     """compare_outputs, and for outputs that miss only the numeric bounds, again against the
-    float64 truth; without a truth the first answer stands, with the reason."""
+    float64 truth with the reference's, the `baseline`'s and the sensitivity's noise as the
+    measure (kgb.judge.compare); without a truth the first answer stands, with the reason."""
     result = compare_outputs(outputs, expected, tol, exact=exact)
     if result.passed or not result.numeric:
         return result
@@ -95,5 +153,6 @@ def compare_with_truth(outputs: list[torch.Tensor], expected: list[torch.Tensor]
         why = values if isinstance(values, str) else moves
         return replace(result, message=f"{result.message} (no float64 truth to weigh rounding "
                                        f"noise: {why})")
-    truth = [Truth(v, m) for v, m in zip(values, moves)]
+    bases = baseline_outputs(baseline, inputs, expected)
+    truth = [Truth(v, m, b) for v, m, b in zip(values, moves, bases)]
     return compare_outputs(outputs, expected, tol, exact=exact, truth=truth)

@@ -75,7 +75,8 @@ class TaskProbe:
             return "; ".join(problems) if problems else None
         result = self._compare(outputs, self.expected(inputs), inputs,
                                self.reference.reference, self.task.tolerance_for(dtype),
-                               exact=self.task.compare == "exact")
+                               exact=self.task.compare == "exact",
+                               baseline=getattr(self.reference, "baseline", None))
         return None if result.passed else result.message
 
 
