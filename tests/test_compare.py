@@ -376,3 +376,26 @@ def test_a_baseline_that_fails_is_left_out():
     assert baseline_outputs(lambda x: (x, x), (torch.ones(3),), expected) == [None]
     got = baseline_outputs(lambda x: x * 2, (torch.ones(3),), expected)
     assert torch.equal(got[0], torch.full((3,), 2.0))
+
+
+def test_a_strict_task_forgives_nothing():
+    # strict_tolerance: the bounds are the task's contract at every element (sigmoid_backward:
+    # the gradient that survives x >> 0), so the rounding-noise rule does not apply
+    from kgb.judge.truth import compare_with_truth
+
+    y, g = _ill_conditioned()
+    expected = [_tanh_backward(y, g)]
+    honest = [g * ((1 - y) * (1 + y))]
+    assert compare_with_truth(honest, expected, (y, g), _tanh_backward, TIGHT).passed
+    strict = compare_with_truth(honest, expected, (y, g), _tanh_backward, TIGHT, strict=True)
+    assert not strict.passed and "float64 truth" not in strict.message
+
+
+def test_the_sigmoid_backward_task_is_strict():
+    from pathlib import Path
+
+    from kgb.tasks.loader import load_task
+
+    root = Path(__file__).resolve().parents[1] / "tasks"
+    assert load_task(root / "Activation" / "sigmoid_backward").strict_tolerance
+    assert not load_task(root / "Activation" / "tanh_backward").strict_tolerance

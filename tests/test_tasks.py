@@ -67,6 +67,10 @@ def test_invalid_task_toml_is_a_clear_error(tmp_path):
                                                   'flops = "__import__(1)"'))
     with pytest.raises(TaskError, match="may only use"):
         load_task(folder)
+    (folder / "task.toml").write_text(src.replace('category = "Math"',
+                                                  'category = "Math"\nstrict_tolerance = 1'))
+    with pytest.raises(TaskError, match="strict_tolerance must be true or false"):
+        load_task(folder)
 
 
 def test_cli_tasks_list_and_show(kgb):

@@ -148,7 +148,8 @@ class _Job:
         result = compare_with_truth(outputs, expected, inputs, self.reference.reference,
                                     self.task.tolerance_for(case.dtype),
                                     exact=self.task.compare == "exact",
-                                    baseline=getattr(self.reference, "baseline", None))
+                                    baseline=getattr(self.reference, "baseline", None),
+                                    strict=self.task.strict_tolerance)
         return result.passed, result.max_abs, result.rel_l2, result.message
 
     def expected(self, inputs: tuple, case: P.CaseSpec, call: P.CallSpec) -> list[torch.Tensor]:

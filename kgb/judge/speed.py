@@ -71,7 +71,8 @@ def _one(request, task, inputs_module, reference, out_dir, index, case, commit, 
         result = compare_with_truth(outputs, expected, inputs, reference.reference,
                                     task.tolerance_for(case.dtype),
                                     exact=task.compare == "exact",
-                                    baseline=getattr(reference, "baseline", None))
+                                    baseline=getattr(reference, "baseline", None),
+                                    strict=task.strict_tolerance)
         ok, message = result.passed, result.message
     if ok:
         return P.TimedCheck(case.id, rep, P.CaseStatus.PASSED)

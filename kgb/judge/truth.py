@@ -139,12 +139,14 @@ def baseline_outputs(baseline: Callable[..., Any] | None, inputs: tuple,
 def compare_with_truth(outputs: list[torch.Tensor], expected: list[torch.Tensor],
                        inputs: tuple, reference: Callable[..., Any], tol: Tolerance,
                        exact: bool = False,
-                       baseline: Callable[..., Any] | None = None) -> Comparison:
+                       baseline: Callable[..., Any] | None = None,
+                       strict: bool = False) -> Comparison:
     """compare_outputs, and for outputs that miss only the numeric bounds, again against the
     float64 truth with the reference's, the `baseline`'s and the sensitivity's noise as the
-    measure (kgb.judge.compare); without a truth the first answer stands, with the reason."""
+    measure (kgb.judge.compare); without a truth the first answer stands, with the reason.
+    `strict` (a task's strict_tolerance): the bounds are the contract, nothing is forgiven."""
     result = compare_outputs(outputs, expected, tol, exact=exact)
-    if result.passed or not result.numeric:
+    if result.passed or not result.numeric or strict:
         return result
     values = float64_truth(reference, inputs)
     moves = sensitivity(reference, inputs, values, _unit(expected)) \

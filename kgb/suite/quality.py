@@ -76,7 +76,8 @@ class TaskProbe:
         result = self._compare(outputs, self.expected(inputs), inputs,
                                self.reference.reference, self.task.tolerance_for(dtype),
                                exact=self.task.compare == "exact",
-                               baseline=getattr(self.reference, "baseline", None))
+                               baseline=getattr(self.reference, "baseline", None),
+                               strict=self.task.strict_tolerance)
         return None if result.passed else result.message
 
 

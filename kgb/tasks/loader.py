@@ -116,6 +116,9 @@ def _parse(raw: dict[str, Any], folder: Path, where: Path) -> Task:
     deterministic = raw.get("deterministic", True)
     if not isinstance(deterministic, bool):
         raise fail("deterministic must be true or false")
+    strict = raw.get("strict_tolerance", False)
+    if not isinstance(strict, bool):
+        raise fail("strict_tolerance must be true or false")
     seed_input = (raw.get("random") or {}).get("seed_input")
     if seed_input is not None and not (isinstance(seed_input, int) and seed_input >= 0):
         raise fail("[random] seed_input must be the 0-based index of the seed argument")
@@ -130,7 +133,8 @@ def _parse(raw: dict[str, Any], folder: Path, where: Path) -> Task:
         dtypes=tuple(raw["dtypes"]), shapes=shapes, tolerance=tuple(tolerance),
         flops=raw["cost"]["flops"], bytes=raw["cost"]["bytes"], compare=compare, modes=modes,
         forbid=tuple(raw.get("forbid", ())), strided_inputs=tuple(strided),
-        deterministic=deterministic, seed_input=seed_input, folder=folder.resolve(),
+        deterministic=deterministic, strict_tolerance=strict, seed_input=seed_input,
+        folder=folder.resolve(),
     )
 
 

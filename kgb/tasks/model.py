@@ -64,6 +64,9 @@ class Task:
     # and a transposed layout (kgb.tasks.casegen), so a kernel that ignores strides fails.
     strided_inputs: tuple[int, ...] = ()
     deterministic: bool = True  # the same inputs twice must give bit-identical outputs
+    # The tolerance is the task's accuracy contract at every element: no rounding-noise
+    # forgiveness against the float64 truth (a task whose point is accuracy at a few elements).
+    strict_tolerance: bool = False
     seed_input: int | None = None  # Random tasks: the index of the seed argument
     folder: Path = field(default=Path("."), compare=False)
 
