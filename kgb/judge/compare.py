@@ -137,7 +137,8 @@ class _TruthErrors:
     def add(self, o: torch.Tensor, r: torch.Tensor, t: torch.Tensor, moves: torch.Tensor,
             b: torch.Tensor | None, missed: torch.Tensor) -> None:
         usable = torch.isfinite(r) & torch.isfinite(t)
-        out_err = torch.where(usable, (o - t).abs(), 0.0)
+        raw_err = (o - t).abs()
+        out_err = torch.where(usable, raw_err, 0.0)
         ref_err = torch.where(usable, (r - t).abs(), 0.0)
         moves_raw, moves = moves, torch.where(usable & torch.isfinite(moves), moves, 0.0)
         self.ref_max = max(self.ref_max, float(ref_err.max()))
@@ -151,7 +152,7 @@ class _TruthErrors:
             self.base_sq += float(base_err.square().sum())
         self.size += o.numel()
         # NaN/Inf in the truth or the sensitivity compare False: such a miss is beyond (infinite)
-        beyond = missed & ~((o - t).abs() <= TRUTH_FACTOR * moves_raw)
+        beyond = missed & ~(raw_err <= TRUTH_FACTOR * moves_raw)
         hits = int(beyond.sum())
         if hits:
             self.beyond += hits

@@ -21,7 +21,7 @@ from kgb import protocol as P
 from kgb.anticheat import runtime_rules as RR
 from kgb.jsonfiles import write_json_atomic
 from kgb.judge import speed
-from kgb.judge.truth import compare_with_truth
+from kgb.judge.truth import compare_for_task
 from kgb.tasks.casegen import call_inputs, fingerprint, load_module
 from kgb.tasks.loader import load_task
 from kgb.tasks.model import Task
@@ -145,11 +145,8 @@ class _Job:
             problems = self.reference.check(tuple(outputs), inputs)
             return not problems, None, None, "; ".join(problems)
         expected = self.expected(inputs, case, call)
-        result = compare_with_truth(outputs, expected, inputs, self.reference.reference,
-                                    self.task.tolerance_for(case.dtype),
-                                    exact=self.task.compare == "exact",
-                                    baseline=getattr(self.reference, "baseline", None),
-                                    strict=self.task.strict_tolerance)
+        result = compare_for_task(self.task, self.reference, outputs, expected, inputs,
+                                  case.dtype)
         return result.passed, result.max_abs, result.rel_l2, result.message
 
     def expected(self, inputs: tuple, case: P.CaseSpec, call: P.CallSpec) -> list[torch.Tensor]:

@@ -22,7 +22,7 @@ import torch
 from torch.overrides import TorchFunctionMode
 
 from kgb.judge.compare import Comparison, Truth, compare_outputs
-from kgb.tasks.model import Tolerance
+from kgb.tasks.model import Task, Tolerance
 
 
 def _upcast(value: Any) -> Any:
@@ -60,17 +60,26 @@ def _in_float64(reference: Callable[..., Any], inputs: tuple) -> Any:
         torch.set_default_dtype(default)
 
 
+def _as_outputs(produced: Any) -> list:
+    return list(produced) if isinstance(produced, (tuple, list)) else [produced]
+
+
+def _release_after(exc: Exception) -> None:
+    """Give the device memory back after an OOM, so the judge's next call can run."""
+    if isinstance(exc, torch.OutOfMemoryError) and torch.cuda.is_available():
+        torch.cuda.empty_cache()
+
+
 def float64_truth(reference: Callable[..., Any], inputs: tuple) -> list[torch.Tensor] | str:
     """The reference's outputs on float64 inputs with float32 read as float64, or why there are
     none."""
     try:
         produced = _in_float64(reference, inputs)
     except Exception as exc:
-        if isinstance(exc, torch.OutOfMemoryError) and torch.cuda.is_available():
-            torch.cuda.empty_cache()
+        _release_after(exc)
         lines = str(exc).strip().splitlines()
         return f"{type(exc).__name__}: {lines[0][:160] if lines else ''}"
-    outputs = list(produced) if isinstance(produced, (tuple, list)) else [produced]
+    outputs = _as_outputs(produced)
     if not all(isinstance(t, torch.Tensor) for t in outputs):
         return "the reference returned something other than tensors"
     return outputs
@@ -126,10 +135,9 @@ def baseline_outputs(baseline: Callable[..., Any] | None, inputs: tuple,
         with torch.no_grad():
             produced = baseline(*inputs)
     except Exception as exc:
-        if isinstance(exc, torch.OutOfMemoryError) and torch.cuda.is_available():
-            torch.cuda.empty_cache()
+        _release_after(exc)
         return [None] * len(expected)
-    got = list(produced) if isinstance(produced, (tuple, list)) else [produced]
+    got = _as_outputs(produced)
     if len(got) != len(expected):
         return [None] * len(expected)
     return [g if isinstance(g, torch.Tensor) and g.shape == e.shape else None
@@ -158,3 +166,13 @@ def compare_with_truth(outputs: list[torch.Tensor], expected: list[torch.Tensor]
     bases = baseline_outputs(baseline, inputs, expected)
     truth = [Truth(v, m, b) for v, m, b in zip(values, moves, bases)]
     return compare_outputs(outputs, expected, tol, exact=exact, truth=truth)
+
+
+def compare_for_task(task: Task, reference: Any, outputs: list[torch.Tensor],
+                     expected: list[torch.Tensor], inputs: tuple, dtype: str) -> Comparison:
+    """compare_with_truth as a task asks for it: its tolerance for `dtype`, exact or not, its
+    reference module's `reference` and `baseline`, its strict_tolerance."""
+    return compare_with_truth(outputs, expected, inputs, reference.reference,
+                              task.tolerance_for(dtype), exact=task.compare == "exact",
+                              baseline=getattr(reference, "baseline", None),
+                              strict=task.strict_tolerance)

@@ -53,12 +53,12 @@ class TaskProbe:
     """A task's inputs, reference and comparison, loaded once, on the CPU."""
 
     def __init__(self, task: Task) -> None:
-        from kgb.judge.truth import compare_with_truth
+        from kgb.judge.truth import compare_for_task
 
         self.task = task
         self.inputs = load_module(task.inputs_path, f"kgb_q_inputs_{id(task)}")
         self.reference = load_module(task.reference_path, f"kgb_q_reference_{id(task)}")
-        self._compare = compare_with_truth  # the judge's own path, float64 truth included
+        self._compare = compare_for_task  # the judge's own path, float64 truth included
 
     def make(self, case: Case) -> tuple:
         return generate_inputs(self.inputs, case.shape.as_dict(), case.dtype, case.mode,
@@ -73,11 +73,8 @@ class TaskProbe:
         if self.task.compare == "statistical":
             problems = self.reference.check(tuple(outputs), inputs)
             return "; ".join(problems) if problems else None
-        result = self._compare(outputs, self.expected(inputs), inputs,
-                               self.reference.reference, self.task.tolerance_for(dtype),
-                               exact=self.task.compare == "exact",
-                               baseline=getattr(self.reference, "baseline", None),
-                               strict=self.task.strict_tolerance)
+        result = self._compare(self.task, self.reference, outputs, self.expected(inputs),
+                               inputs, dtype)
         return None if result.passed else result.message
 
 
