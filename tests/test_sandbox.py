@@ -604,7 +604,9 @@ def test_compile_time_extends_the_run_limit_only_as_far_as_the_compile_budget(ba
     assert hang.timed_out and 2.0 <= hang.wall_s < 4.5, hang
     assert not autotune.timed_out and "finished" in autotune.stdout, autotune
     assert forever.timed_out and 5.0 <= forever.wall_s < 8.0, forever
-    assert autotune.channel is not None and autotune.channel["compile_s"] >= 2.5
+    # The supervisor times the interval between the two messages it reads: a few ms short of
+    # the worker's 2.5 s sleep when the "+" reaches it late (2.498 s seen on a loaded machine).
+    assert autotune.channel is not None and autotune.channel["compile_s"] >= 2.4
 
 
 @pytest.mark.bwrap
