@@ -159,6 +159,16 @@ class CaseSpec:
     def seed(self) -> int:
         return self.calls[0].seed
 
+    @property
+    def profiled_call(self) -> int:
+        """The call run under the profiler for the kernel names seen while checking (D306):
+        the first repeat of the primary's shape where the case has one. The primary call
+        compiles and autotunes for a new shape, and an autotuner benchmarks every config
+        thousands of times: Kineto took ~150 s to parse one shape's trace of fla's 30-config
+        autotune on an H100 (session 21), so a profiled primary turned a 5-minute job into 20+."""
+        repeats = (CallKind.FRESH, CallKind.SAME_VALUES, CallKind.NEAR_EQUAL)
+        return next((i for i, c in enumerate(self.calls) if c.kind in repeats), 0)
+
 
 @dataclass(frozen=True)
 class JobSpec:
@@ -205,7 +215,7 @@ class CallRecord:
     aliases: tuple[tuple[int, int], ...] = ()  # (output, input) pairs sharing storage
     launches: int = 0  # launches of the file's own Triton kernels
     torch_ops: tuple[str, ...] = ()  # aten ops outside allocation/view/copy/fill
-    kernels: tuple[str, ...] = ()  # GPU kernels the profiler saw (primary calls, on a GPU)
+    kernels: tuple[str, ...] = ()  # GPU kernels the profiler saw (CaseSpec.profiled_call, GPU)
     late_write: bool = False  # the outputs changed after the call returned and synchronized
     wall_s: float | None = None
 

@@ -109,6 +109,37 @@ def test_a_kernel_switch_and_a_replay_that_launches_nothing():
     assert result.violation is None and any("profiler" in u for u in result.unchecked)
 
 
+def test_the_profiled_checking_call_is_a_repeat_of_the_primarys_shape():
+    """The primary compiles and autotunes; its profile of an autotuner's thousands of benchmark
+    launches took Kineto minutes to parse (fla on an H100): the first repeat is profiled."""
+    kinds = (P.CallKind.PRIMARY, P.CallKind.FRESH, P.CallKind.SAME_VALUES, P.CallKind.GHOST)
+    full = replace(CASE, calls=tuple(P.CallSpec(k, i) for i, k in enumerate(kinds)))
+    assert full.profiled_call == 1
+    ghost_only = replace(CASE, calls=(P.CallSpec(P.CallKind.PRIMARY, 1),
+                                      P.CallSpec(P.CallKind.GHOST, 2)))
+    assert ghost_only.profiled_call == 0 and CASE.profiled_call == 0
+
+
+def test_the_kernels_timed_are_compared_with_the_profiled_calls_not_the_primarys():
+    execution, worker, judge = honest()
+    case = replace(CASE, calls=(P.CallSpec(P.CallKind.PRIMARY, 1), P.CallSpec(P.CallKind.FRESH, 2)))
+    plan = replace(PLAN, cases=(case,))
+    primary = replace(worker.cases[0].calls[0], kernels=())  # profiled nothing: not its job
+    fresh = replace(primary, index=1, kind=P.CallKind.FRESH, kernels=("_gelu_tanh_kernel",))
+    honest_worker = replace(worker, cases=(P.CaseRecord("c0", (primary, fresh)),))
+    result = judge_speed(plan, execution, honest_worker, judge)
+    assert result.violation is None and result.unchecked == ()
+    switched = with_timed(honest_worker, kernels=("_fast_path",))
+    assert judge_speed(plan, execution, switched, judge).violation[0].id == "D306"
+    # names on an unprofiled call only (the worker's say, not the plan's): D306 is not checked,
+    # and the report says so instead of counting it as passed
+    blind = replace(honest_worker, cases=(P.CaseRecord("c0", (
+        replace(primary, kernels=("_gelu_tanh_kernel",)), replace(fresh, kernels=()))),))
+    result = judge_speed(plan, execution, with_timed(blind, kernels=("_fast_path",)), judge)
+    assert result.violation is None
+    assert any("D306" in u and "no kernels in the checking call" in u for u in result.unchecked)
+
+
 def test_impossible_speed_against_the_datasheet():
     execution, worker, judge = honest()
     fast = with_timed(worker, times_ms=(0.05,) * REPS, profiler_ms=0.05)

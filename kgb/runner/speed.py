@@ -63,12 +63,17 @@ def judge_speed(plan: P.PlanRecord, execution: P.ExecRecord | None, worker: P.Wo
         found = (_rechecked(timed, checks.get(timed.case, []), execution)
                  or _window(timed, execution, baselines.get(timed.case))
                  or _profiler(timed)
-                 or _kernels(timed, claims.get(timed.case))
+                 or _kernels(timed, spec, claims.get(timed.case))
                  or _floor(timing))
         if found is not None and violation is None:
             violation = (found[0], f"{timed.case}: {found[1]}")
     if any(t.profiler_ms is None for t in worker.timed):
         unchecked.append("the profiler did not run for some timed case")
+    blind = [t.case for t in worker.timed if t.profiler_ms is not None and t.case in specs
+             and not checked_kernels(specs[t.case], claims.get(t.case))]
+    if blind:  # a candidate that breaks the profiler while checking must not pass D306 by it
+        unchecked.append(f"{blind[0]}: the profiler saw no kernels in the checking call: "
+                         "the kernels timed were not compared with those checked (D306)")
     for timed in worker.timed:
         if timed.graph_error is not None:
             unchecked.append(f"{timed.case}: timed as plain calls, not capturable as a CUDA "
@@ -193,11 +198,20 @@ def _profiler(timed: P.TimedCase) -> tuple[Rule, str] | None:
     return None
 
 
-def _kernels(timed: P.TimedCase, claim: P.CaseRecord | None) -> tuple[Rule, str] | None:
-    primary = claim.calls[0] if claim and claim.calls else None
-    if primary is None or not primary.kernels or timed.profiler_ms is None:
-        return None  # a profiler that did not run is named among the unchecked
-    checked, timed_set = set(primary.kernels), set(timed.kernels)
+def checked_kernels(spec: P.CaseSpec, claim: P.CaseRecord | None) -> tuple[str, ...]:
+    """The kernel names the profiler saw in the checking call the plan (trusted) profiled;
+    empty when that call has no record or the profiler saw nothing there."""
+    profiled = next((c for c in (claim.calls if claim else ())
+                     if c.index == spec.profiled_call), None)
+    return profiled.kernels if profiled is not None else ()
+
+
+def _kernels(timed: P.TimedCase, spec: P.CaseSpec,
+             claim: P.CaseRecord | None) -> tuple[Rule, str] | None:
+    checked = set(checked_kernels(spec, claim))
+    if not checked or timed.profiler_ms is None:
+        return None  # named among the unchecked by judge_speed
+    timed_set = set(timed.kernels)
     if checked != timed_set:
         only_timed = sorted(timed_set - checked)[:3]
         only_checked = sorted(checked - timed_set)[:3]

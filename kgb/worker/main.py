@@ -198,7 +198,7 @@ class _CallRunner:
         poison_allocator(inputs, spec.device)
         self.counter.reset(ghost=call.kind == P.CallKind.GHOST)
         start = _perf_counter()
-        profile = call.kind == P.CallKind.PRIMARY and spec.device.startswith("cuda")
+        profile = call_index == case.profiled_call and spec.device.startswith("cuda")
         kernels: tuple[str, ...] = ()
         self.trace.start()
         try:
