@@ -21,7 +21,7 @@ from kgb import protocol as P
 from kgb.anticheat import runtime_rules as RR
 from kgb.jsonfiles import write_json_atomic
 from kgb.judge import speed
-from kgb.judge.truth import compare_for_task
+from kgb.judge.truth import as_outputs, compare_for_task
 from kgb.tasks.casegen import call_inputs, fingerprint, load_module
 from kgb.tasks.loader import load_task
 from kgb.tasks.model import Task
@@ -158,7 +158,7 @@ class _Job:
             return [tensors[P.OUTPUT_KEY.format(i)] for i in range(len(tensors))]
         with torch.no_grad():
             produced = self.reference.reference(*inputs)
-        outputs = list(produced) if isinstance(produced, (tuple, list)) else [produced]
+        outputs = as_outputs(produced)
         if sum(t.numel() * t.element_size() for t in outputs) <= MAX_CACHED_REFERENCE:
             self.cache.mkdir(parents=True, exist_ok=True)
             tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")

@@ -18,7 +18,7 @@ from kgb import protocol as P
 from kgb.anticheat import runtime_rules as RR
 from kgb.bench.l2 import L2Reset
 from kgb.bench.timer import capture_clocks, time_loop
-from kgb.judge.truth import compare_for_task
+from kgb.judge.truth import as_outputs, compare_for_task
 from kgb.tasks.casegen import call_inputs, outputs_fingerprint, timed_seed
 from kgb.tasks.model import Task
 
@@ -67,7 +67,7 @@ def _one(request, task, inputs_module, reference, out_dir, index, case, commit, 
     else:
         with torch.no_grad():
             produced = reference.reference(*inputs)
-        expected = list(produced) if isinstance(produced, (tuple, list)) else [produced]
+        expected = as_outputs(produced)
         result = compare_for_task(task, reference, outputs, expected, inputs, case.dtype)
         ok, message = result.passed, result.message
     if ok:

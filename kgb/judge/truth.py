@@ -60,7 +60,8 @@ def _in_float64(reference: Callable[..., Any], inputs: tuple) -> Any:
         torch.set_default_dtype(default)
 
 
-def _as_outputs(produced: Any) -> list:
+def as_outputs(produced: Any) -> list:
+    """A trusted call's result (reference, baseline) as a list of outputs."""
     return list(produced) if isinstance(produced, (tuple, list)) else [produced]
 
 
@@ -79,7 +80,7 @@ def float64_truth(reference: Callable[..., Any], inputs: tuple) -> list[torch.Te
         _release_after(exc)
         lines = str(exc).strip().splitlines()
         return f"{type(exc).__name__}: {lines[0][:160] if lines else ''}"
-    outputs = _as_outputs(produced)
+    outputs = as_outputs(produced)
     if not all(isinstance(t, torch.Tensor) for t in outputs):
         return "the reference returned something other than tensors"
     return outputs
@@ -137,7 +138,7 @@ def baseline_outputs(baseline: Callable[..., Any] | None, inputs: tuple,
     except Exception as exc:
         _release_after(exc)
         return [None] * len(expected)
-    got = _as_outputs(produced)
+    got = as_outputs(produced)
     if len(got) != len(expected):
         return [None] * len(expected)
     return [g if isinstance(g, torch.Tensor) and g.shape == e.shape else None

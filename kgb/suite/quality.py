@@ -26,11 +26,11 @@ import argparse
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
 
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
+from kgb.judge.truth import as_outputs, compare_for_task
 from kgb.tasks.casegen import generate_inputs, load_module
 from kgb.tasks.loader import load_suite, load_task
 from kgb.tasks.model import Case, Task
@@ -45,16 +45,10 @@ class Problem:
         return f"{self.task}: {self.what}"
 
 
-def _as_list(value: Any) -> list:
-    return list(value) if isinstance(value, (tuple, list)) else [value]
-
-
 class TaskProbe:
     """A task's inputs, reference and comparison, loaded once, on the CPU."""
 
     def __init__(self, task: Task) -> None:
-        from kgb.judge.truth import compare_for_task
-
         self.task = task
         self.inputs = load_module(task.inputs_path, f"kgb_q_inputs_{id(task)}")
         self.reference = load_module(task.reference_path, f"kgb_q_reference_{id(task)}")
@@ -66,7 +60,7 @@ class TaskProbe:
 
     def expected(self, inputs: tuple) -> list[torch.Tensor]:
         with torch.no_grad():
-            return _as_list(self.reference.reference(*inputs))
+            return as_outputs(self.reference.reference(*inputs))
 
     def judge(self, outputs: list, inputs: tuple, dtype: str) -> str | None:
         """None when `outputs` pass this task for `inputs`, else why not."""
@@ -189,7 +183,7 @@ def check_solution(probe: TaskProbe, cases: list[Case]) -> list[Problem]:
     for case in cases:
         inputs = probe.make(case)
         try:
-            outputs = _as_list(entry(*inputs))
+            outputs = as_outputs(entry(*inputs))
         except Exception as exc:
             problems.append(Problem(task.id, f"solution raised on {case.id}: "
                                              f"{type(exc).__name__}: {str(exc)[:200]}"))
@@ -214,7 +208,7 @@ class _WiderSeen(TorchDispatchMode):
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         out = func(*args, **(kwargs or {}))
-        for t in _as_list(out):
+        for t in as_outputs(out):
             if isinstance(t, torch.Tensor) and t.dtype in self.wider and self.seen is None:
                 self.seen = t.dtype
         return out
@@ -244,7 +238,7 @@ def check_baseline(probe: TaskProbe, cases: list[Case]) -> list[Problem]:
                                                "the inputs' dtype for timing")]
             continue
         with _WiderSeen((torch.float64,)) as mode, torch.no_grad():
-            outputs = _as_list(baseline(*inputs))
+            outputs = as_outputs(baseline(*inputs))
         if mode.seen is not None:
             problems.append(Problem(probe.task.id, "baseline() computes in float64"))
             break
