@@ -165,7 +165,8 @@ class CaseSpec:
         the first repeat of the primary's shape where the case has one. The primary call
         compiles and autotunes for a new shape, and an autotuner benchmarks every config
         thousands of times: Kineto took ~150 s to parse one shape's trace of fla's 30-config
-        autotune on an H100 (session 21), so a profiled primary turned a 5-minute job into 20+."""
+        autotune on an H100 (session 21): a job whose autotuning takes 5 minutes outside kgb
+        had not finished after 9."""
         repeats = (CallKind.FRESH, CallKind.SAME_VALUES, CallKind.NEAR_EQUAL)
         return next((i for i, c in enumerate(self.calls) if c.kind in repeats), 0)
 
