@@ -160,6 +160,12 @@ class CaseSpec:
         return self.calls[0].seed
 
     @property
+    def timeable(self) -> bool:
+        """Timed on a GPU when its primary call returns tensors: standard inputs in the
+        contiguous layout (outliers and strided layouts are checked, not timed)."""
+        return self.skip is None and self.mode == "standard" and self.layout == "contiguous"
+
+    @property
     def profiled_call(self) -> int:
         """The call run under the profiler for the kernel names seen while checking (D306):
         the first repeat of the primary's shape where the case has one. The primary call

@@ -118,6 +118,9 @@ def test_the_profiled_checking_call_is_a_repeat_of_the_primarys_shape():
     ghost_only = replace(CASE, calls=(P.CallSpec(P.CallKind.PRIMARY, 1),
                                       P.CallSpec(P.CallKind.GHOST, 2)))
     assert ghost_only.profiled_call == 0 and CASE.profiled_call == 0
+    # only a case that may be timed is profiled at all (the worker: spec.timing and timeable)
+    assert CASE.timeable and not replace(CASE, mode="outlier").timeable
+    assert not replace(CASE, layout="strided").timeable and not replace(CASE, skip="cpu").timeable
 
 
 def test_the_kernels_timed_are_compared_with_the_profiled_calls_not_the_primarys():

@@ -198,7 +198,9 @@ class _CallRunner:
         poison_allocator(inputs, spec.device)
         self.counter.reset(ghost=call.kind == P.CallKind.GHOST)
         start = _perf_counter()
-        profile = call_index == case.profiled_call and spec.device.startswith("cuda")
+        # Only a case that may be timed needs the kernel names D306 compares (not --timing off)
+        profile = (spec.timing and case.timeable and call_index == case.profiled_call
+                   and spec.device.startswith("cuda"))
         kernels: tuple[str, ...] = ()
         self.trace.start()
         try:

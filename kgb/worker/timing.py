@@ -34,7 +34,7 @@ def timed_cases(spec: P.JobSpec, records: list[P.CaseRecord], task_inputs: Any,
 
 
 def _timeable(case: P.CaseSpec, record: P.CaseRecord) -> bool:
-    if case.skip is not None or case.mode != "standard" or case.layout != "contiguous":
+    if not case.timeable:
         return False
     primary = record.calls[0] if record.calls else None
     return primary is not None and primary.status == P.CaseStatus.RETURNED and \
