@@ -33,7 +33,7 @@ sandboxes: venv
 	.ci/setup-sandboxes
 
 test: venv
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q --durations=15
 
 # Every task's solution through the whole pipeline, every CPU shape (hours on 2 cores; CI runs
 # the tiny shapes in `make test`). On a GPU machine: kgb suite check --device cuda.
