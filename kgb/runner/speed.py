@@ -54,23 +54,25 @@ def judge_speed(plan: P.PlanRecord, execution: P.ExecRecord | None, worker: P.Wo
         unchecked.append("no peaks known for this device: roofline floor not checked")
     violation: tuple[Rule, str] | None = None
     out = []
+    blind: list[str] = []  # timed cases whose profiled checking call shows no kernel names
     for timed in worker.timed:
         spec = specs.get(timed.case)
         if spec is None or not timed.times_ms:
             continue
         timing = _case_timing(plan, spec, timed, baselines.get(timed.case))
         out.append(timing)
+        checked = checked_kernels(spec, claims.get(timed.case))
+        if not checked and timed.profiler_ms is not None:
+            blind.append(timed.case)
         found = (_rechecked(timed, checks.get(timed.case, []), execution)
                  or _window(timed, execution, baselines.get(timed.case))
                  or _profiler(timed)
-                 or _kernels(timed, spec, claims.get(timed.case))
+                 or _kernels(timed, checked)
                  or _floor(timing))
         if found is not None and violation is None:
             violation = (found[0], f"{timed.case}: {found[1]}")
     if any(t.profiler_ms is None for t in worker.timed):
         unchecked.append("the profiler did not run for some timed case")
-    blind = [t.case for t in worker.timed if t.profiler_ms is not None and t.case in specs
-             and not checked_kernels(specs[t.case], claims.get(t.case))]
     if blind:  # a candidate that breaks the profiler while checking must not pass D306 by it
         unchecked.append(f"{blind[0]}: the profiler saw no kernels in the checking call: "
                          "the kernels timed were not compared with those checked (D306)")
@@ -206,12 +208,10 @@ def checked_kernels(spec: P.CaseSpec, claim: P.CaseRecord | None) -> tuple[str, 
     return profiled.kernels if profiled is not None else ()
 
 
-def _kernels(timed: P.TimedCase, spec: P.CaseSpec,
-             claim: P.CaseRecord | None) -> tuple[Rule, str] | None:
-    checked = set(checked_kernels(spec, claim))
-    if not checked or timed.profiler_ms is None:
+def _kernels(timed: P.TimedCase, checked_names: tuple[str, ...]) -> tuple[Rule, str] | None:
+    if not checked_names or timed.profiler_ms is None:
         return None  # named among the unchecked by judge_speed
-    timed_set = set(timed.kernels)
+    checked, timed_set = set(checked_names), set(timed.kernels)
     if checked != timed_set:
         only_timed = sorted(timed_set - checked)[:3]
         only_checked = sorted(checked - timed_set)[:3]

@@ -52,7 +52,6 @@ class TaskProbe:
         self.task = task
         self.inputs = load_module(task.inputs_path, f"kgb_q_inputs_{id(task)}")
         self.reference = load_module(task.reference_path, f"kgb_q_reference_{id(task)}")
-        self._compare = compare_for_task  # the judge's own path, float64 truth included
 
     def make(self, case: Case) -> tuple:
         return generate_inputs(self.inputs, case.shape.as_dict(), case.dtype, case.mode,
@@ -67,8 +66,9 @@ class TaskProbe:
         if self.task.compare == "statistical":
             problems = self.reference.check(tuple(outputs), inputs)
             return "; ".join(problems) if problems else None
-        result = self._compare(self.task, self.reference, outputs, self.expected(inputs),
-                               inputs, dtype)
+        # the judge's own path, float64 truth included
+        result = compare_for_task(self.task, self.reference, outputs, self.expected(inputs),
+                                  inputs, dtype)
         return None if result.passed else result.message
 
 

@@ -20,17 +20,13 @@ from pathlib import Path
 
 import torch
 
-from kgb.judge.truth import float64_truth, sensitivity
+from kgb.judge.truth import as_outputs, float64_truth, sensitivity
 from kgb.tasks.casegen import generate_inputs, load_module
 from kgb.tasks.model import Task, Tolerance
 
 U32 = 2.0 ** -24  # float32's unit roundoff: the sensitivity's perturbation
 DEV = os.environ.get("DEV", "cuda")
 CASE = re.compile(r"(.+)-(float32|float16|bfloat16)-(\w+?)(?:-\w+)?$")
-
-
-def _listed(value) -> list:
-    return list(value) if isinstance(value, (tuple, list)) else [value]
 
 
 def _output_line(out, ref, truth, moves, base, tol: Tolerance) -> str:
@@ -63,11 +59,11 @@ def calibrate(task: Task, case_id: str, seed: int) -> str:
     solution = load_module(task.solution_path, f"cal_solution_{seed}_{id(task)}")
     inputs = generate_inputs(inputs_module, shape.as_dict(), dtype, mode, seed, DEV)
     with torch.no_grad():
-        expected = _listed(reference.reference(*inputs))
+        expected = as_outputs(reference.reference(*inputs))
         baseline = getattr(reference, "baseline", None)
-        base = _listed(baseline(*inputs)) if baseline else expected
+        base = as_outputs(baseline(*inputs)) if baseline else expected
     copies = tuple(v.clone() if isinstance(v, torch.Tensor) else v for v in inputs)
-    outputs = _listed(getattr(solution, task.entry)(*copies))
+    outputs = as_outputs(getattr(solution, task.entry)(*copies))
     truth = float64_truth(reference.reference, inputs)
     if isinstance(truth, str):
         return f"no truth: {truth}"
