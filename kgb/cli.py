@@ -45,7 +45,8 @@ def cli() -> None:
               help="TOML price table for the submission's tokens.jsonl (see `kgb cost`).")
 @click.option("--limit", "limits", multiple=True, metavar="KEY=VALUE",
               help="Sandbox limit override, e.g. memory=4g, pids=128, output=1g, tmp=256m, "
-                   "cpus=2 (repeatable).")
+                   "cpus=2, compile=600 and compile_case=30 (compile/autotune seconds: a job "
+                   "gets compile_case per case, at least compile) (repeatable).")
 @click.option("--devices", default=None, metavar="0,1|all",
               help="GPU runs: the GPUs to use, one job per GPU at a time (default: GPU 0).")
 @click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True,

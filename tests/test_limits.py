@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from kgb.errors import BadInput
-from kgb.sandbox.base import Limits
+from kgb.sandbox.base import Limits, job_limits
 from kgb.sandbox.overrides import apply_overrides, parse_size
 
 
@@ -24,3 +24,12 @@ def test_sizes_and_aliases():
 def test_bad_overrides_are_bad_input(item, needle):
     with pytest.raises(BadInput, match=needle):
         apply_overrides(Limits(), (item,))
+
+
+def test_a_jobs_compile_budget_is_per_case_with_a_floor():
+    assert job_limits(Limits(), 10).compile_time_s == 600.0  # the floor: 10 x 30 s is less
+    assert job_limits(Limits(), 36).compile_time_s == 36 * 30.0  # fla's GPU jobs: 1080 s
+    more = apply_overrides(Limits(), ("compile_case=60", "compile=100"))
+    assert more.compile_case_s == 60.0 and job_limits(more, 36).compile_time_s == 2160.0
+    assert job_limits(more, 1).compile_time_s == 100.0
+    assert job_limits(Limits(), 36).wall_time_s == Limits().wall_time_s  # the rest untouched

@@ -45,7 +45,7 @@ def cheat(body: str) -> str:
 
 
 def verdict_for(tmp_path: Path, source: str, monkeypatch, static: bool = False,
-                timeout: float = 120.0):
+                timeout: float = 120.0, limits: Limits | None = None, sandbox=None):
     if not static:
         monkeypatch.setattr(execute, "static_findings", lambda source, job: [])
     sub_dir = write_submission(tmp_path / "sub", {"math.addcmul": source})
@@ -54,8 +54,8 @@ def verdict_for(tmp_path: Path, source: str, monkeypatch, static: bool = False,
     suite = load_suite(ROOT / "tasks")
     job = plan_jobs(suite, submission, "cpu", 1234, only=("math.addcmul",))[0]
     with JudgePool(out / "refcache", out / "judges.log") as judges:
-        ctx = JobContext("test", out, create_sandbox("process"), Limits(wall_time_s=timeout),
-                         submission.root, judges)
+        ctx = JobContext("test", out, sandbox or create_sandbox("process"),
+                         limits or Limits(wall_time_s=timeout), submission.root, judges)
         record = run_job(job, ctx)
     return record.verdict, out / record.facts.log_dir
 
@@ -68,6 +68,25 @@ def test_honest_kernel_passes_and_leaves_evidence(tmp_path, monkeypatch):
                  "stdout.log", "stderr.log", "out/result.json", "task_inputs.py"):
         assert (log_dir / name).is_file(), name
     assert json.loads((log_dir / "verdict.json").read_text())["verdict"]["verdict"] == "passed"
+
+
+def test_the_compile_budget_is_pooled_over_the_jobs_cases(tmp_path, monkeypatch):
+    # An autotuned kernel compiles its configs once per (shape, dtype) it meets: the budget the
+    # sandbox enforces (and the plan records) is compile_case_s per case, at least compile_time_s.
+    sandbox, given = create_sandbox("process"), []
+    real_run = sandbox.run
+    monkeypatch.setattr(sandbox, "run", lambda request, limits: given.append(limits)
+                        or real_run(request, limits))
+    limits = Limits(wall_time_s=120.0, compile_time_s=5.0, compile_case_s=2.0)
+    verdict, log_dir = verdict_for(tmp_path, HONEST, monkeypatch, limits=limits, sandbox=sandbox)
+    cases = len(json.loads((log_dir / "plan.json").read_text())["cases"])
+    assert verdict.verdict == "passed" and cases > 3, verdict.message
+    assert [g.compile_time_s for g in given] == [2.0 * cases]
+    assert json.loads((log_dir / "plan.json").read_text())["compile_budget_s"] == 2.0 * cases
+    _, log_dir = verdict_for(tmp_path / "floor", HONEST, monkeypatch,
+                             limits=Limits(wall_time_s=120.0, compile_time_s=500.0,
+                                           compile_case_s=1.0))
+    assert json.loads((log_dir / "plan.json").read_text())["compile_budget_s"] == 500.0
 
 
 def test_input_mutation_rejected_D201(tmp_path, monkeypatch):

@@ -24,7 +24,7 @@ from kgb.runner.interpreter import scan
 from kgb.runner.journal import write_finished
 from kgb.runner.judge_pool import JudgePool
 from kgb.runner.plan import Job
-from kgb.sandbox.base import ExecResult, Limits, Sandbox, SandboxRequest
+from kgb.sandbox.base import ExecResult, Limits, Sandbox, SandboxRequest, job_limits
 
 KGB_ROOT = Path(kgb.__file__).resolve().parent
 JUDGE_TIMEOUT_S = 1800.0
@@ -63,10 +63,11 @@ def run_job(job: Job, ctx: JobContext) -> P.JobRecord:
     source = job.kernel.path.read_text(errors="replace") if job.kernel else None
     findings = static_findings(source, job) if source is not None and ctx.static else []
     interpreter = job.device == "cpu"
+    limits = job_limits(ctx.limits, len(job.cases))
     plan = P.PlanRecord(
         task_id=job.task.id, category=job.task.category,
         kernel_file=job.kernel.file if job.kernel else None, slot=job.device,
-        timeout_s=ctx.limits.wall_time_s, compile_budget_s=ctx.limits.compile_time_s,
+        timeout_s=limits.wall_time_s, compile_budget_s=limits.compile_time_s,
         cases=tuple(c.spec(None, *job.task.cost(c.shape.as_dict(), c.dtype)) for c in job.cases),
         findings=tuple(findings),
         interpreter_features=tuple(sorted(scan(source))) if interpreter and source else (),
@@ -78,7 +79,7 @@ def run_job(job: Job, ctx: JobContext) -> P.JobRecord:
     write_json_atomic(job_dir / PLAN_FILE, P.to_json(plan), indent=1)
     clock = _Clock(static_s=time.monotonic() - started)
     if job.kernel is not None and not findings:
-        _run(job, plan, job_dir, ctx, clock)
+        _run(job, plan, job_dir, ctx, limits, clock)
     graded = time.monotonic()
     record = grade(job_dir, ctx.out_dir)
     now = time.monotonic()
@@ -116,7 +117,8 @@ def static_findings(source: str, job: Job) -> list[P.Finding]:
     return analyze(source, job.kernel.file, job.entry, job.task.forbid, job.task.category)
 
 
-def _run(job: Job, plan: P.PlanRecord, job_dir: Path, ctx: JobContext, clock: _Clock) -> None:
+def _run(job: Job, plan: P.PlanRecord, job_dir: Path, ctx: JobContext, limits: Limits,
+         clock: _Clock) -> None:
     assert job.kernel is not None
     out = job_dir / P.OUT_DIR
     out.mkdir()
@@ -134,7 +136,7 @@ def _run(job: Job, plan: P.PlanRecord, job_dir: Path, ctx: JobContext, clock: _C
         cuda_graph=plan.cuda_graph)
     write_json_atomic(job_dir / P.JOB_FILE, P.to_json(spec), indent=1)
     before = snapshot(int(job.device.split(":")[1])) if not interpreter else None
-    execution = _run_candidate(job, job_dir, out, ctx)
+    execution = _run_candidate(job, job_dir, out, ctx, limits)
     clock.sandbox_s = execution.wall_s
     if before is not None:
         after = snapshot(int(job.device.split(":")[1]))
@@ -192,7 +194,8 @@ def runtime_paths() -> tuple[Path, ...]:
     return tuple(sorted(paths))
 
 
-def _run_candidate(job: Job, job_dir: Path, out: Path, ctx: JobContext) -> ExecResult:
+def _run_candidate(job: Job, job_dir: Path, out: Path, ctx: JobContext,
+                   limits: Limits) -> ExecResult:
     tmp_dir = Path(tempfile.mkdtemp(prefix=f"kgb-{ctx.run_id}-"))
     try:
         request = SandboxRequest(
@@ -204,7 +207,7 @@ def _run_candidate(job: Job, job_dir: Path, out: Path, ctx: JobContext) -> ExecR
             cwd=out, cancel=ctx.cancel, keep_names=P.OUTPUT_NAMES, channel=True)
         # The supervisor stops the job at its run-time limit, moved out by the time it spent
         # compiling and autotuning (timed on the supervisor's clock), up to the compile budget.
-        execution = ctx.sandbox.run(request, ctx.limits)
+        execution = ctx.sandbox.run(request, limits)
     finally:
         shutil.rmtree(tmp_dir, ignore_errors=True)
     channel = _channel(execution.channel)

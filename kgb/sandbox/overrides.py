@@ -9,7 +9,8 @@ from typing import Any
 from kgb.errors import BadInput
 from kgb.sandbox.base import Limits
 
-ALIASES = {"time": "wall_time_s", "compile": "compile_time_s", "memory": "memory_bytes",
+ALIASES = {"time": "wall_time_s", "compile": "compile_time_s", "compile_case": "compile_case_s",
+           "memory": "memory_bytes",
            "mem": "memory_bytes", "pids": "max_processes", "processes": "max_processes",
            "output": "output_bytes", "tmp": "tmp_bytes", "cpus": "cpus", "log": "log_bytes"}
 _SIZE = re.compile(r"^(\d+(?:\.\d+)?)([kmgt]i?b?)?$", re.IGNORECASE)
@@ -35,7 +36,7 @@ def apply_overrides(base: Limits, items: tuple[str, ...]) -> Limits:
         try:
             if name.endswith("_bytes"):
                 changes[name] = parse_size(value)
-            elif name in ("wall_time_s", "compile_time_s", "cpus"):
+            elif name.endswith("_s") or name == "cpus":
                 changes[name] = float(value)
             else:
                 changes[name] = int(value)

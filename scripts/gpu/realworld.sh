@@ -3,15 +3,17 @@
 # (scripts/realworld/build.py), carry .realworld/submissions with .whl and .device. Correctness
 # only (--timing off), JOBS per GPU (default 4); SUBS names submissions (default: all). fla's
 # kernels autotune over many configs on a GPU: give them a call of their own (SUBS=fla).
-# ONLY=id,id runs those tasks only (a stopped run's rest). TIMED=1 times them too, one job at a
-# time (about 35 s a job). Results in $OUT: the log, the table, and every submission's
-# report.json (or, for a run LIMIT_S stopped, its finished jobs' verdict.json) in one tar.
+# ONLY=id,id runs those tasks only (a stopped run's rest). DEVICES=all spreads the jobs over
+# every GPU of the machine (JOBS on each). TIMED=1 times them too, one job at a time (about 35 s
+# a job). Results in $OUT: the log, the table, and every submission's report.json (or, for a run
+# LIMIT_S stopped, its finished jobs' verdict.json) in one tar.
 source "$(dirname "$0")/env.sh"
 OUT=${OUT:-/tmp/kgb-gpu}; mkdir -p "$OUT"
 [ -d .realworld/submissions ] || { echo "no .realworld/submissions: see scripts/realworld/build.py"; exit 2; }
 extra="--sandbox bwrap --timing off --jobs ${JOBS:-4}"
 [ -n "${TIMED:-}" ] && extra="--sandbox bwrap --baselines eager"
 [ -n "${ONLY:-}" ] && extra="$extra --only $ONLY"  # some tasks only, e.g. a stopped run's rest
+[ -n "${DEVICES:-}" ] && extra="$extra --devices $DEVICES"  # e.g. all: JOBS per GPU on each
 start=$(date +%s)
 KGB="$PY -m kgb.cli" KGB_EXTRA="$extra" timeout "${LIMIT_S:-540}" \
   bash scripts/realworld/verify_all.sh cuda "" ${SUBS:-} > "$OUT/realworld.txt" 2>&1
