@@ -84,6 +84,28 @@ def test_markdown_category_table_and_offenders(gpu):
     assert "matmul.matmul | 48.0 |" in md  # lowest maintainability index first
 
 
+def test_timing_checks_that_could_not_run_are_shown_not_only_in_json(tmp_path, gpu):
+    """A passed kernel whose D306 could not be compared (or whose timed outputs were not
+    re-checked) says so in the terminal and markdown reports, not only in report.json."""
+    import copy
+
+    report = copy.deepcopy(gpu)
+    jobs = {j["task"]: j for j in report["jobs"]}
+    reason = "c0: the profiler saw no kernels in the checking call: D306 <b>|x"
+    jobs["normalization.softmax"]["speed_unchecked"] = [reason]
+    jobs["matmul.bmm"]["speed_unchecked"] = ["not shown: this kernel did not pass"]
+    md = render_markdown(report)
+    section = md.split("Timing checks that could not run")[1].split("## ")[0]
+    assert _row(section, "normalization.softmax")[1].startswith("c0: the profiler saw no kernels")
+    assert "&lt;b&gt;\\|x" in section and "matmul.bmm" not in section
+    assert "Timing checks that could not run" not in render_markdown(gpu)
+    shown = CliRunner().invoke(cli, ["report", str(_run_dir(tmp_path, report))])
+    assert shown.exit_code == 0
+    line = next(ln for ln in shown.output.splitlines() if "timing checks not run" in ln)
+    assert "normalization.softmax" in line and "D306" in line
+    assert "not shown" not in shown.output
+
+
 def test_markdown_cpu_run_says_timings_are_not_meaningful_and_shows_no_speed_columns(cpu):
     md = render_markdown(cpu)
     assert "timings are not meaningful" in md and "excluded from speedups" in md

@@ -103,6 +103,13 @@ def _offenders(report: dict[str, Any], timed: bool) -> list[str]:
                               V.fmt(j.get("speedup_compile"), ".2f"),
                               V.fmt(j.get("shape_cv"), ".2f"), V.fmt(j.get("time_ms"), ".4f")]
                              for j, s in slow])
+        unchecked = V.speed_unchecked(report)
+        if unchecked:
+            lines += ["Timing checks that could not run (the speed of these rests on the others):",
+                      ""]
+            lines += _table(["task", "checks not run"],
+                            [[cell(j.get("task")), cell("; ".join(r), 600)]
+                             for j, r in unchecked])
     return lines
 
 

@@ -13,6 +13,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 from rich.text import Text
 
+from kgb.report import view as V
 from kgb.report.plain import console as plain_console
 from kgb.report.plain import safe
 
@@ -121,6 +122,9 @@ def print_report(report: dict, as_json: bool = False, out_dir: Path | None = Non
             where = f" at {safe(job['location'])}" if job.get("location") else ""
             console.print(Text.assemble((safe(job.get("task")), "dim"), ": ",
                                         safe(job["message"]), where))
+    for job, reasons in V.speed_unchecked(report):
+        console.print(Text.assemble((safe(job.get("task")), "dim"), ": timing checks not run: ",
+                                    safe("; ".join(reasons), 600), style="yellow"))
     if env.get("static_layer") == "off":
         console.print(Text("static layer OFF (--static off, a research option): layers 2 and 3 "
                            "judged alone; do not publish these verdicts as kgb's", style="yellow"))

@@ -150,6 +150,17 @@ def failures(report: dict[str, Any]) -> list[dict[str, Any]]:
     return sorted(bad, key=lambda j: (order.get(str(j.get("verdict")), 99), str(j.get("task"))))
 
 
+def speed_unchecked(report: dict[str, Any]) -> list[tuple[dict[str, Any], list[str]]]:
+    """Passed jobs with timing checks that could not run, and why: their speed rests on the
+    checks that did (or, where the reason says so, no speedup counts)."""
+    out = []
+    for job in jobs(report):
+        reasons = job.get("speed_unchecked")
+        if job.get("verdict") == "passed" and isinstance(reasons, list) and reasons:
+            out.append((job, [str(r) for r in reasons]))
+    return out
+
+
 def slowest(report: dict[str, Any], n: int = WORST) -> list[tuple[dict[str, Any], float]]:
     return sorted(speedups(report), key=lambda js: js[1])[:n]
 

@@ -36,7 +36,9 @@ class SpeedResult:
     cases: tuple[P.CaseTiming, ...]
     violation: tuple[Rule, str] | None
     unchecked: tuple[str, ...]  # checks that could not run, with why
-    counted: bool = True  # False: a timed case's re-checks are missing, so no speedup counts
+    # False: a timed case's re-checks are missing, or the kernels it ran could not be compared
+    # with those checked (D306 blind), so no speedup counts
+    counted: bool = True
 
 
 def judge_speed(plan: P.PlanRecord, execution: P.ExecRecord | None, worker: P.WorkerResult,
@@ -75,7 +77,8 @@ def judge_speed(plan: P.PlanRecord, execution: P.ExecRecord | None, worker: P.Wo
         unchecked.append("the profiler did not run for some timed case")
     if blind:  # a candidate that breaks the profiler while checking must not pass D306 by it
         unchecked.append(f"{blind[0]}: the profiler saw no kernels in the checking call: "
-                         "the kernels timed were not compared with those checked (D306)")
+                         "the kernels timed were not compared with those checked (D306), "
+                         "so no speedup counts")
     for timed in worker.timed:
         if timed.graph_error is not None:
             unchecked.append(f"{timed.case}: timed as plain calls, not capturable as a CUDA "
@@ -88,7 +91,8 @@ def judge_speed(plan: P.PlanRecord, execution: P.ExecRecord | None, worker: P.Wo
     for timed in unsaved:  # the worker's word: it only ever costs the kernel its speedup
         unchecked.append(f"{timed.case}: timed outputs not re-checked, the output folder was "
                          f"full ({P.cut(timed.unsaved, 160)}); raise --limit output=BYTES")
-    return SpeedResult(tuple(out), violation, tuple(dict.fromkeys(unchecked)), not unsaved)
+    return SpeedResult(tuple(out), violation, tuple(dict.fromkeys(unchecked)),
+                       not unsaved and not blind)
 
 
 def _case_timing(plan: P.PlanRecord, spec: P.CaseSpec, timed: P.TimedCase,
