@@ -99,6 +99,9 @@ def test_timing_checks_that_could_not_run_are_shown_not_only_in_json(tmp_path, g
     assert _row(section, "normalization.softmax")[1].startswith("c0: the profiler saw no kernels")
     assert "&lt;b&gt;\\|x" in section and "matmul.bmm" not in section
     assert "Timing checks that could not run" not in render_markdown(gpu)
+    page = render_html(report)
+    assert "Timing checks that could not run" in page and "D306 &lt;b&gt;|x" in page
+    assert "Timing checks that could not run" not in render_html(gpu)
     shown = CliRunner().invoke(cli, ["report", str(_run_dir(tmp_path, report))])
     assert shown.exit_code == 0
     line = next(ln for ln in shown.output.splitlines() if "timing checks not run" in ln)

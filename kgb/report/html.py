@@ -225,6 +225,14 @@ def _offenders(report: dict[str, Any], timed: bool) -> str:
                           [[esc(j.get("task")), V.fmt(s), V.fmt(j.get("speedup_compile")),
                             V.fmt(j.get("shape_cv")), V.fmt(j.get("time_ms"), ".4f")]
                            for j, s in slow], numeric=(1, 2, 3, 4)))
+    unchecked = V.speed_unchecked(report) if timed else []
+    if unchecked:
+        out.append("<p>Timing checks that could not run (the speed of these rests on the "
+                   "others):</p>")
+        out.append(_table(["task", "checks not run"],
+                          [[esc(j.get("task")),
+                            f'<td class="msg">{esc("; ".join(r), 600)}</td>']
+                           for j, r in unchecked]))
     return "".join(out)
 
 
