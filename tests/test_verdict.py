@@ -92,9 +92,12 @@ def test_a_timeout_names_the_budget_the_supervisor_saw_run_out():
     hung = P.ExecRecord("process", None, True, 10.0, False, compile_s=0.0)
     v = decide(the_plan, hung, None, None, None, claim)
     assert v.verdict == "timeout" and "run-time budget" in v.message, v.message
+    assert v.message.endswith("--timeout SECONDS raises it")
     tuned = P.ExecRecord("process", None, True, 70.0, False, compile_s=60.0)
     v = decide(the_plan, tuned, None, None, None, claim)
     assert "compile/autotune budget" in v.message and "took 60 s" in v.message, v.message
+    assert v.message.endswith("--limit compile_case=SECONDS (per case) or compile=SECONDS (the "
+                              "least per job) raises it")
 
 
 def test_no_result_file_is_crashed_with_signal():

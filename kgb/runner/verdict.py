@@ -35,11 +35,15 @@ def timeout_message(plan: P.PlanRecord, progress: P.Progress | None,
         compile_s = progress.compile_s
     if compile_s is None:
         return f"the job ran past its time limits ({budgets}) before reporting progress"
-    spent = "compile/autotune" if compile_s >= plan.compile_budget_s - 0.5 else "run-time"
+    compiling = compile_s >= plan.compile_budget_s - 0.5
+    spent = "compile/autotune" if compiling else "run-time"
     done = (f", {progress.cases_done} case(s) done, stage {P.cut(progress.stage, 20)}"
             if progress is not None else "")
+    fix = ("--limit compile_case=SECONDS (per case) or compile=SECONDS (the least per job) "
+           "raises it" if compiling else
+           "--timeout SECONDS raises it")
     return (f"the job ran past its {spent} budget ({budgets}; compiling and autotuning took "
-            f"{compile_s:.0f} s{done})")
+            f"{compile_s:.0f} s{done}); {fix}")
 
 
 def decide(plan: P.PlanRecord, execution: P.ExecRecord | None, result: Result,
