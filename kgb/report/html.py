@@ -229,10 +229,10 @@ def _offenders(report: dict[str, Any], timed: bool) -> str:
     if unchecked:
         out.append("<p>Timing checks that could not run (the speed of these rests on the "
                    "others):</p>")
-        out.append(_table(["task", "checks not run"],
-                          [[esc(j.get("task")),
-                            f'<td class="msg">{esc("; ".join(r), 600)}</td>']
-                           for j, r in unchecked]))
+        out.append(_table(["check not run", "kernels"],
+                          [[f'<td class="msg">{esc(reason, 400)}</td>',
+                            esc(V.task_list(tasks, 8), 600)]
+                           for reason, tasks in unchecked]))
     return "".join(out)
 
 

@@ -122,9 +122,9 @@ def print_report(report: dict, as_json: bool = False, out_dir: Path | None = Non
             where = f" at {safe(job['location'])}" if job.get("location") else ""
             console.print(Text.assemble((safe(job.get("task")), "dim"), ": ",
                                         safe(job["message"]), where))
-    for job, reasons in V.speed_unchecked(report):
-        console.print(Text.assemble((safe(job.get("task")), "dim"), ": timing checks not run: ",
-                                    safe("; ".join(reasons), 600), style="yellow"))
+    for reason, tasks in V.speed_unchecked(report):
+        console.print(Text(f"timing check not run ({safe(V.task_list(tasks), 300)}): "
+                           f"{safe(reason, 400)}", style="yellow"))
     if env.get("static_layer") == "off":
         console.print(Text("static layer OFF (--static off, a research option): layers 2 and 3 "
                            "judged alone; do not publish these verdicts as kgb's", style="yellow"))

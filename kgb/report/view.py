@@ -150,15 +150,22 @@ def failures(report: dict[str, Any]) -> list[dict[str, Any]]:
     return sorted(bad, key=lambda j: (order.get(str(j.get("verdict")), 99), str(j.get("task"))))
 
 
-def speed_unchecked(report: dict[str, Any]) -> list[tuple[dict[str, Any], list[str]]]:
-    """Passed jobs with timing checks that could not run, and why: their speed rests on the
-    checks that did (or, where the reason says so, no speedup counts)."""
-    out = []
+def speed_unchecked(report: dict[str, Any]) -> list[tuple[str, list[str]]]:
+    """Timing checks that could not run for passed kernels: each reason once, with the tasks it
+    applies to (an unknown GPU's missing peaks would otherwise repeat for every job). Their speed
+    rests on the checks that did run, or, where the reason says so, no speedup counts."""
+    grouped: dict[str, list[str]] = {}
     for job in jobs(report):
         reasons = job.get("speed_unchecked")
-        if job.get("verdict") == "passed" and isinstance(reasons, list) and reasons:
-            out.append((job, [str(r) for r in reasons]))
-    return out
+        if job.get("verdict") == "passed" and isinstance(reasons, list):
+            for reason in reasons:
+                grouped.setdefault(str(reason), []).append(str(job.get("task")))
+    return list(grouped.items())
+
+
+def task_list(tasks: list[str], shown: int = 4) -> str:
+    more = f" and {len(tasks) - shown} more" if len(tasks) > shown else ""
+    return ", ".join(tasks[:shown]) + more
 
 
 def slowest(report: dict[str, Any], n: int = WORST) -> list[tuple[dict[str, Any], float]]:
