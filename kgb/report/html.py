@@ -227,8 +227,7 @@ def _offenders(report: dict[str, Any], timed: bool) -> str:
                            for j, s in slow], numeric=(1, 2, 3, 4)))
     unchecked = V.speed_unchecked(report) if timed else []
     if unchecked:
-        out.append("<p>Timing checks that could not run (the speed of these rests on the "
-                   "others):</p>")
+        out.append(f"<p>{esc(V.UNCHECKED_TITLE)}</p>")
         out.append(_table(["check not run", "kernels"],
                           [[f'<td class="msg">{esc(reason, 400)}</td>',
                             esc(V.task_list(tasks, 8), 600)]

@@ -105,8 +105,7 @@ def _offenders(report: dict[str, Any], timed: bool) -> list[str]:
                              for j, s in slow])
         unchecked = V.speed_unchecked(report)
         if unchecked:
-            lines += ["Timing checks that could not run (the speed of these rests on the others):",
-                      ""]
+            lines += [V.UNCHECKED_TITLE, ""]
             lines += _table(["check not run", "kernels"],
                             [[cell(reason, 400), cell(V.task_list(tasks, 8), 600)]
                              for reason, tasks in unchecked])

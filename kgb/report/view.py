@@ -150,6 +150,9 @@ def failures(report: dict[str, Any]) -> list[dict[str, Any]]:
     return sorted(bad, key=lambda j: (order.get(str(j.get("verdict")), 99), str(j.get("task"))))
 
 
+UNCHECKED_TITLE = "Timing checks that could not run (the speed of these rests on the others):"
+
+
 def speed_unchecked(report: dict[str, Any]) -> list[tuple[str, list[str]]]:
     """Timing checks that could not run for passed kernels: each reason once, with the tasks it
     applies to (an unknown GPU's missing peaks would otherwise repeat for every job). Their speed
@@ -164,6 +167,7 @@ def speed_unchecked(report: dict[str, Any]) -> list[tuple[str, list[str]]]:
 
 
 def task_list(tasks: list[str], shown: int = 4) -> str:
+    """The first few task ids, and how many more."""
     more = f" and {len(tasks) - shown} more" if len(tasks) > shown else ""
     return ", ".join(tasks[:shown]) + more
 

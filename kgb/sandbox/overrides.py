@@ -10,9 +10,9 @@ from kgb.errors import BadInput
 from kgb.sandbox.base import Limits
 
 ALIASES = {"time": "wall_time_s", "compile": "compile_time_s", "compile_case": "compile_case_s",
-           "memory": "memory_bytes",
-           "mem": "memory_bytes", "pids": "max_processes", "processes": "max_processes",
-           "output": "output_bytes", "tmp": "tmp_bytes", "cpus": "cpus", "log": "log_bytes"}
+           "memory": "memory_bytes", "mem": "memory_bytes", "pids": "max_processes",
+           "processes": "max_processes", "output": "output_bytes", "tmp": "tmp_bytes",
+           "cpus": "cpus", "log": "log_bytes"}
 _SIZE = re.compile(r"^(\d+(?:\.\d+)?)([kmgt]i?b?)?$", re.IGNORECASE)
 _UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
 
