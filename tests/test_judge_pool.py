@@ -107,3 +107,33 @@ def test_a_reference_printing_to_stdout_cannot_fake_an_answer(finished_job, pool
     assert pool.judge(_request(after), 300, threading.Event()) == "ok"
     assert (after / "judge.json").is_file()
     assert "error" in (tmp_path / "judges.log").read_text()
+
+
+class _Bound(Exception):
+    pass
+
+
+def test_a_gpu_judge_makes_its_jobs_gpu_current_before_anything_else(finished_job, tmp_path,
+                                                                     monkeypatch):
+    """Events, synchronize and the timing spin follow the current device, not the inputs':
+    a judge for cuda:2 left on cuda:0 timed its baselines on an idle stream (session 23)."""
+    import dataclasses
+
+    import torch
+
+    from kgb.judge.judge import judge_job
+
+    bound: list[str] = []
+
+    def set_device(device) -> None:
+        bound.append(str(device))
+        raise _Bound  # nothing CUDA can run on this machine: stop at the first step
+
+    monkeypatch.setattr(torch.cuda, "set_device", set_device)
+    job = _copy(finished_job, tmp_path, "gpu")
+    with pytest.raises(_Bound):
+        judge_job(dataclasses.replace(_request(job), device="cuda:2"), tmp_path / "cache")
+    assert bound == ["cuda:2"]
+    judge_job(_request(job), tmp_path / "cache")  # a CPU judge binds nothing
+    assert bound == ["cuda:2"]
+    assert (job / "judge.json").is_file()

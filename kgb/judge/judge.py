@@ -31,6 +31,7 @@ MAX_CACHED_REFERENCE = 16 << 20  # larger reference outputs are recomputed, not 
 
 def judge_job(request: P.JudgeRequest, cache_dir: Path) -> P.JudgeResult:
     clock = _PhaseClock()
+    bind_device(request.device)
     task = load_task(Path(request.task_dir))
     inputs_module = load_module(task.inputs_path, "kgb_task_inputs")
     reference = load_module(task.reference_path, "kgb_task_reference")
@@ -46,6 +47,16 @@ def judge_job(request: P.JudgeRequest, cache_dir: Path) -> P.JudgeResult:
     result = P.JudgeResult(cases, rechecked, baselines, tuple(clock.phases))
     write_json_atomic(Path(request.job_dir) / P.JUDGE_FILE, P.to_json(result))
     return result
+
+
+def bind_device(device: str) -> None:
+    """Make the job's GPU the current one. CUDA events, synchronize, the timing spin and any
+    tensor a reference makes with device="cuda" follow the current device, not the inputs':
+    unbound, a judge for cuda:2 timed its eager baselines on cuda:0's idle stream (about 3 us
+    whatever the size) and its spins on cuda:0 stretched the timing window of the job running
+    there into D304 (four H100s, --devices all, session 23)."""
+    if device.startswith("cuda"):
+        torch.cuda.set_device(torch.device(device))
 
 
 class _PhaseClock:
