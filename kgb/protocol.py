@@ -512,6 +512,10 @@ class CaseTiming:
     flops_fraction: float | None = None
     bandwidth_fraction: float | None = None
     graph: bool = False  # timed as CUDA-graph replays (--cuda-graph)
+    # D304's evidence, so how near an honest kernel came to it can be read: the supervisor's
+    # clock over the timed calls, and what the loop with no work costs for as many calls
+    window_ms: float | None = None
+    loop_ms: float | None = None
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
+
 from kgb import protocol as P
 from kgb.runner.speed import judge_speed
 
@@ -56,6 +58,9 @@ def test_an_honest_timing_stands_with_its_figures():
     assert timing.median_ms == KERNEL_MS and timing.eager_ms == 0.4 and timing.compile_ms == 0.25
     assert 0.15 < timing.floor_ms < 0.17  # 512 MB / 3.35 TB/s
     assert timing.gbps == round(2 * 8192 * 8192 * 4 / (KERNEL_MS * 1e-3) / 1e9, 6)
+    # D304's evidence is in the figures, so how near the rule an honest kernel came can be read
+    assert timing.window_ms == pytest.approx(REPS * (KERNEL_MS + OVERHEAD_MS))
+    assert timing.loop_ms == pytest.approx(REPS * OVERHEAD_MS)
 
 
 def test_side_stream_work_shows_in_the_profiler_against_the_events():

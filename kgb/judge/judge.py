@@ -55,8 +55,8 @@ def bind_device(device: str) -> None:
     unbound, a judge for cuda:2 timed its eager baselines on cuda:0's idle stream (about 3 us
     whatever the size) and its spins on cuda:0 stretched the timing window of the job running
     there into D304 (four H100s, --devices all, session 23)."""
-    if device.startswith("cuda"):
-        torch.cuda.set_device(torch.device(device))
+    if device.startswith("cuda") and torch.device(device).index is not None:
+        torch.cuda.set_device(torch.device(device))  # "cuda" alone is the current one already
 
 
 class _PhaseClock:

@@ -61,7 +61,7 @@ def judge_speed(plan: P.PlanRecord, execution: P.ExecRecord | None, worker: P.Wo
         spec = specs.get(timed.case)
         if spec is None or not timed.times_ms:
             continue
-        timing = _case_timing(plan, spec, timed, baselines.get(timed.case))
+        timing = _case_timing(plan, spec, timed, baselines.get(timed.case), execution)
         out.append(timing)
         checked = checked_kernels(spec, claims.get(timed.case))
         if not checked and timed.profiler_ms is not None:
@@ -96,7 +96,7 @@ def judge_speed(plan: P.PlanRecord, execution: P.ExecRecord | None, worker: P.Wo
 
 
 def _case_timing(plan: P.PlanRecord, spec: P.CaseSpec, timed: P.TimedCase,
-                 baseline: P.Baseline | None) -> P.CaseTiming:
+                 baseline: P.Baseline | None, execution: P.ExecRecord | None) -> P.CaseTiming:
     from kgb.bench.timer import summary
 
     stats = summary(list(timed.times_ms))
@@ -111,6 +111,9 @@ def _case_timing(plan: P.PlanRecord, spec: P.CaseSpec, timed: P.TimedCase,
     flops_rate = spec.flops / (median * 1e-3) if median > 0 else None
     bytes_rate = spec.bytes / (median * 1e-3) if median > 0 else None
     peak_flops = peaks.flops_per_s(spec.dtype) if peaks else None
+    window = window_ms(timed, execution) if execution is not None else None
+    loop = len(timed.times_ms) * baseline.overhead_ms \
+        if baseline is not None and baseline.overhead_ms is not None else None
     return P.CaseTiming(
         case=spec.id, shape=spec.shape, dtype=spec.dtype, reps=len(timed.times_ms),
         median_ms=round(median, 6), iqr_ms=round(stats["iqr_ms"], 6), cv=round(stats["cv"], 4),
@@ -123,7 +126,7 @@ def _case_timing(plan: P.PlanRecord, spec: P.CaseSpec, timed: P.TimedCase,
         flops_fraction=_r(flops_rate / peak_flops if flops_rate and peak_flops else None),
         bandwidth_fraction=_r(bytes_rate / (peaks.bandwidth_gbps * 1e9)
                               if bytes_rate and peaks else None),
-        graph=timed.graph)
+        graph=timed.graph, window_ms=_r(window), loop_ms=_r(loop))
 
 
 def _floor_ms(peaks: P.Peaks, spec: P.CaseSpec) -> float | None:

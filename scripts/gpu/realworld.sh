@@ -22,4 +22,6 @@ $PY scripts/realworld/summarize.py > "$OUT/realworld-table.md" 2>&1
 # a run stopped by LIMIT_S has no report.json: its finished jobs' verdict.json come back too
 tar -cf "$OUT/realworld-reports.tar" .realworld/out/*/report.json \
   .realworld/out/*/jobs/*/verdict.json .realworld/out-*.log 2>/dev/null
+[ -n "${TIMED:-}" ] && tar -rf "$OUT/realworld-reports.tar" \
+  .realworld/out/*/jobs/*/{exec,judge}.json 2>/dev/null  # the timing evidence (marks, loop cost)
 cat "$OUT/realworld.txt"; tail -30 "$OUT/realworld-table.md"
