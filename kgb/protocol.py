@@ -529,6 +529,10 @@ class Conditions:
     throttle_reasons: tuple[str, ...] = ()  # active after the job (idle and boost excluded)
     throttled: bool = False
     error: str | None = None
+    # other processes on the GPU while the job ran (kgb.bench.neighbours): "pid name"
+    neighbours: tuple[str, ...] = ()
+    unattributed: tuple[int, ...] = ()  # pids NVML listed that the host cannot see
+    neighbours_error: str | None = None  # why they could not be watched
 
 
 @dataclass(frozen=True)

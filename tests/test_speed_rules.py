@@ -80,6 +80,26 @@ def test_forged_events_and_no_profiler_fall_to_the_supervisor_clock_or_the_floor
     assert rule(long_exec, cheat, judge) == "D304"
 
 
+def test_a_window_stretched_beside_another_process_is_named_not_ruled_on():
+    """Another process's kernels on the GPU stretch the supervisor's clock, not the events
+    (docs/gpu.md run 13): beside a neighbour the window is no evidence and no speedup counts;
+    what the neighbour cannot explain (missing marks, the profiler, the floor) still rules."""
+    execution, worker, judge = honest()
+    stretched = REPS * (KERNEL_MS + OVERHEAD_MS + 5.0) / 1e3  # 5 ms a call of someone else's
+    busy = replace(execution, marks=(P.Mark("start c0", 5.0), P.Mark("end c0", 5.0 + stretched)))
+    assert rule(busy, worker, judge) == "D304"
+    result = judge_speed(PLAN, busy, worker, judge, neighbours=("4242 python",))
+    assert result.violation is None and not result.counted
+    assert any("while other processes used this GPU (4242 python)" in u for u in result.unchecked)
+    calm = judge_speed(PLAN, execution, worker, judge, neighbours=("4242 python",))
+    assert calm.violation is None and not calm.counted  # disturbed timings never count
+    assert judge_speed(PLAN, replace(execution, marks=()), worker, judge,
+                       neighbours=("4242 python",)).violation[0].id == "D304"
+    forged = with_timed(worker, times_ms=(1e-6,) * REPS, profiler_ms=None, kernels=())
+    assert judge_speed(PLAN, busy, forged, judge,
+                       neighbours=("4242 python",)).violation[0].id == "D307"
+
+
 def test_missing_marks_are_a_violation_and_a_missing_channel_is_unchecked():
     execution, worker, judge = honest()
     assert rule(replace(execution, marks=()), worker, judge) == "D304"

@@ -1,12 +1,15 @@
 """The GPU's state around a job, read by the trusted host through NVML (nvidia-ml-py): SM and
 memory clocks, temperature and power before and after, and the clock-throttle reasons active
 after. A job whose GPU throttled for power or heat is flagged and its speedups are not counted
-(idle and boost-related reasons are not throttling)."""
+(idle and boost-related reasons are not throttling); so is one that shared its GPU with another
+process (kgb.bench.neighbours)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
+from kgb.bench.neighbours import Neighbours
 from kgb.protocol import Conditions
 
 # nvmlClocksThrottleReason* bits that mean the clocks were held down
@@ -34,7 +37,14 @@ def snapshot(index: int) -> dict[str, Any] | str:
         return f"NVML failed: {type(exc).__name__}: {exc}"
 
 
-def conditions(before: dict[str, Any] | str, after: dict[str, Any] | str) -> Conditions:
+def conditions(before: dict[str, Any] | str, after: dict[str, Any] | str,
+               neighbours: Neighbours | None = None) -> Conditions:
+    near = neighbours or Neighbours()
+    return replace(_clocks(before, after), neighbours=near.seen, unattributed=near.unattributed,
+                   neighbours_error=near.error)
+
+
+def _clocks(before: dict[str, Any] | str, after: dict[str, Any] | str) -> Conditions:
     if isinstance(before, str) or isinstance(after, str):
         return Conditions(error=before if isinstance(before, str) else str(after))
     reasons = tuple(name for bit, name in _THROTTLING.items() if after["reasons"] & bit)

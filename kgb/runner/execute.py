@@ -18,6 +18,7 @@ from pathlib import Path
 import kgb
 from kgb import protocol as P
 from kgb.bench.conditions import conditions, snapshot
+from kgb.bench.neighbours import NeighbourWatch
 from kgb.jsonfiles import write_json_atomic
 from kgb.runner.grade import CONDITIONS_FILE, PLAN_FILE, grade, read_result
 from kgb.runner.interpreter import scan
@@ -135,12 +136,28 @@ def _run(job: Job, plan: P.PlanRecord, job_dir: Path, ctx: JobContext, limits: L
         interpreter=interpreter, out_dir=str(out), cases=plan.cases, timing=plan.timing,
         cuda_graph=plan.cuda_graph)
     write_json_atomic(job_dir / P.JOB_FILE, P.to_json(spec), indent=1)
-    before = snapshot(int(job.device.split(":")[1])) if not interpreter else None
+    gpu = None if interpreter else int(job.device.split(":")[1])
+    before = snapshot(gpu) if gpu is not None else None
+    # Other processes on this GPU while the worker runs and the judge times its baselines:
+    # beside one, D304's window is no evidence and the timings are disturbed.
+    watch = NeighbourWatch(gpu, str(job_dir), lambda: (os.getpid(), *ctx.judges.pids())
+                           ).start() if gpu is not None and plan.timing else None
+    after: dict | str | None = None
+    try:
+        after = _run_and_judge(job, plan, job_dir, out, ctx, limits, clock, gpu)
+    finally:
+        neighbours = watch.stop() if watch is not None else None
+    if before is not None and after is not None:
+        write_json_atomic(job_dir / CONDITIONS_FILE,
+                          P.to_json(conditions(before, after, neighbours)))
+
+
+def _run_and_judge(job: Job, plan: P.PlanRecord, job_dir: Path, out: Path, ctx: JobContext,
+                   limits: Limits, clock: _Clock, gpu: int | None) -> dict | str | None:
+    """The worker in its sandbox, then the judge; the GPU's state right after the worker."""
     execution = _run_candidate(job, job_dir, out, ctx, limits)
     clock.sandbox_s = execution.wall_s
-    if before is not None:
-        after = snapshot(int(job.device.split(":")[1]))
-        write_json_atomic(job_dir / CONDITIONS_FILE, P.to_json(conditions(before, after)))
+    after = snapshot(gpu) if gpu is not None else None
     if ctx.cancel.is_set():
         raise JobCancelled(job.task.id)
     result = read_result(out)
@@ -159,6 +176,7 @@ def _run(job: Job, plan: P.PlanRecord, job_dir: Path, ctx: JobContext, limits: L
         if ctx.cancel.is_set():
             raise JobCancelled(job.task.id)
         _prune_large_files((out, ctx.out_dir / "refcache" / job.task.id))
+    return after
 
 
 def worker_env(device: str, tmp_dir: Path, limits: Limits) -> dict[str, str]:

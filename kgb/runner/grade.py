@@ -57,14 +57,15 @@ def grade(job_dir: Path, out_root: Path) -> P.JobRecord:
     progress = _progress(job_dir / P.OUT_DIR / P.PROGRESS_FILE)
     verdict = decide(plan, execution, result, judge, limits, progress,
                      _judge_error(job_dir) if judge is None else None)
-    speed = judge_speed(plan, execution, worker, judge) if worker and worker.timed else None
+    conditions = _optional(P.Conditions, job_dir / CONDITIONS_FILE)
+    speed = judge_speed(plan, execution, worker, judge, conditions.neighbours if conditions
+                        else ()) if worker and worker.timed else None
     if speed is None and plan.slot != "cpu" and plan.timing and verdict.verdict == P.Verdict.PASSED:
         speed = SpeedResult((), None, ("the worker timed no case: no speed is reported",))
     if speed is not None and speed.violation is not None and verdict.verdict == P.Verdict.PASSED:
         rule, message = speed.violation
         verdict = P.VerdictRecord(P.Verdict.REJECTED, rule.id, rule.layer, message,
                                   cases=verdict.cases)
-    conditions = _optional(P.Conditions, job_dir / CONDITIONS_FILE)
     return P.JobRecord(verdict, job_facts(job_dir, out_root, plan, execution, worker, verdict,
                                           speed, conditions))
 

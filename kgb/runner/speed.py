@@ -29,6 +29,7 @@ WINDOW_SLACK_PER_CALL_MS = 0.5  # per timed call
 WINDOW_FACTOR = 1.5  # the events may explain up to this much more than they measured
 PROFILER_FACTOR = 1.5
 PROFILER_SLACK_MS = 0.02
+EXCESS = "the supervisor's clock saw"  # how D304's window message begins (a neighbour's work)
 
 
 @dataclass(frozen=True)
@@ -42,7 +43,11 @@ class SpeedResult:
 
 
 def judge_speed(plan: P.PlanRecord, execution: P.ExecRecord | None, worker: P.WorkerResult,
-                judge: P.JudgeResult | None) -> SpeedResult:
+                judge: P.JudgeResult | None, neighbours: tuple[str, ...] = ()) -> SpeedResult:
+    """`neighbours`: other processes the host saw on the GPU while the job ran
+    (kgb.bench.neighbours). Their work stretches the supervisor's clock, not the events: beside
+    them a window that the events do not explain is named, not ruled on, and no speedup
+    counts."""
     specs = {c.id: c for c in plan.cases}
     claims = {c.id: c for c in worker.cases}
     baselines = {b.case: b for b in (judge.baselines if judge else ())}
@@ -66,8 +71,13 @@ def judge_speed(plan: P.PlanRecord, execution: P.ExecRecord | None, worker: P.Wo
         checked = checked_kernels(spec, claims.get(timed.case))
         if not checked and timed.profiler_ms is not None:
             blind.append(timed.case)
+        window = _window(timed, execution, baselines.get(timed.case))
+        if window is not None and neighbours and window[1].startswith(EXCESS):
+            unchecked.append(f"{timed.case}: {window[1]}, while other processes used this GPU "
+                             f"({', '.join(neighbours[:3])}): the window check is no evidence")
+            window = None
         found = (_rechecked(timed, checks.get(timed.case, []), execution)
-                 or _window(timed, execution, baselines.get(timed.case))
+                 or window
                  or _profiler(timed)
                  or _kernels(timed, checked)
                  or _floor(timing))
@@ -91,8 +101,12 @@ def judge_speed(plan: P.PlanRecord, execution: P.ExecRecord | None, worker: P.Wo
     for timed in unsaved:  # the worker's word: it only ever costs the kernel its speedup
         unchecked.append(f"{timed.case}: timed outputs not re-checked, the output folder was "
                          f"full ({P.cut(timed.unsaved, 160)}); raise --limit output=BYTES")
+    if neighbours:
+        unchecked.append(f"other processes used this GPU during the job "
+                         f"({', '.join(neighbours[:3])}): the timings are disturbed, no speedup "
+                         "counts; time on a GPU of its own")
     return SpeedResult(tuple(out), violation, tuple(dict.fromkeys(unchecked)),
-                       not unsaved and not blind)
+                       not unsaved and not blind and not neighbours)
 
 
 def _case_timing(plan: P.PlanRecord, spec: P.CaseSpec, timed: P.TimedCase,
@@ -190,7 +204,7 @@ def _window(timed: P.TimedCase, execution: P.ExecRecord | None,
     allowed = WINDOW_FACTOR * events + reps * WINDOW_SLACK_PER_CALL_MS + WINDOW_SLACK_MS
     if unexplained > allowed:
         return RR.WORK_OUTSIDE_TIMED_WINDOW, (
-            f"the supervisor's clock saw {window:.1f} ms for {reps} timed calls; the loop's own "
+            f"{EXCESS} {window:.1f} ms for {reps} timed calls; the loop's own "
             f"cost is {reps * baseline.overhead_ms:.1f} ms and the events account for "
             f"{events:.1f} ms")
     return None
