@@ -42,6 +42,7 @@ def test_the_jobs_worker_and_its_children_are_its_own_and_nothing_else(processes
     assert is_jobs_own(child, job, ()) is True  # what the candidate starts is still the job
     assert is_jobs_own(other, job, ()) is False
     assert is_jobs_own(other, job, (other,)) is True  # kgb itself, its judges
+    assert is_jobs_own(child, "/elsewhere", (worker,)) is True  # and what they start
     assert is_jobs_own(worker, job + "-other", ()) is False  # another job's worker
     assert is_jobs_own(GHOST, job, ()) is None  # not visible from here: no telling whose
 
@@ -54,7 +55,7 @@ def test_a_watch_reports_the_neighbours_it_saw_and_what_it_could_not_see(process
         assert index == 3
         return samples.pop(0) if len(samples) > 1 else samples[0]
 
-    watch = NeighbourWatch(3, job, lambda: (), list_pids).start()
+    watch = NeighbourWatch(3, job, (), list_pids).start()
     deadline = time.monotonic() + 10
     while len(samples) > 1 and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -69,7 +70,7 @@ def test_a_watch_that_cannot_read_the_gpu_says_so():
     def broken(index: int) -> list[int]:
         raise OSError("NVML Shared Library Not Found")
 
-    seen = NeighbourWatch(0, "/nowhere", lambda: (), broken).start().stop()
+    seen = NeighbourWatch(0, "/nowhere", (), broken).start().stop()
     assert seen.seen == () and "NVML Shared Library Not Found" in seen.error
 
 
@@ -77,5 +78,5 @@ def test_without_the_worker_among_nvmls_pids_no_neighbour_is_named(processes):
     """kgb in a container of its own: NVML's root-namespace pids may match unrelated processes
     here, and the job's worker is not among them, so nothing can be attributed."""
     job, worker, child, other = processes
-    seen = NeighbourWatch(0, job, lambda: (), lambda index: [other]).start().stop()
+    seen = NeighbourWatch(0, job, (), lambda index: [other]).start().stop()
     assert seen.seen == () and "could not be attributed" in seen.error

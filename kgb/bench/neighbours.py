@@ -4,15 +4,16 @@ D304 compares the supervisor's wall clock over a timing loop with the loop's CUD
 Another process's work on the same GPU (another user, another kgb, a judge on the wrong GPU as
 in docs/gpu.md run 13) stretches that wall clock without touching the events, so beside a
 neighbour the window check is no evidence either way, and the timings themselves are disturbed.
-The host samples the GPU's processes while the worker runs; a process is the job's own when it
-or one of its ancestors is the job's worker (its command line names `kgb.worker` and the job
-folder), or it is kgb itself or one of its judges (each bound to its own GPU). A candidate cannot start a process outside its
-sandbox, and one inside is its own (D304 still holds it): a neighbour only ever costs a job its
-speedup, never buys it a pass.
+The host samples the GPU's processes while the worker runs and the judge times its baselines;
+a process is the job's own when it or one of its ancestors is the job's worker (its command
+line names `kgb.worker` and the job folder) or kgb itself (its judges, each bound to its own
+GPU, and their compile workers; other jobs' workers see only their own GPU). A candidate cannot
+start a process outside its sandbox, and one inside is its own (D304 still holds it): a
+neighbour only ever costs a job its speedup, never buys it a pass.
 
 NVML names processes by their pid in the root pid namespace. Where kgb runs in a container of
 its own those pids are not its own: one it cannot see is reported as unattributed, and unless
-the job's worker itself was found among NVML's processes no neighbour is named (a pid could
+one of the job's or kgb's processes was found among NVML's no neighbour is named (a pid could
 match an unrelated process here): the watch then says it could not attribute them, and D304
 rules as before (docs/timing.md)."""
 
@@ -49,13 +50,18 @@ def gpu_pids(index: int) -> list[int]:
 
 
 def is_jobs_own(pid: int, job_dir: str, known: Iterable[int]) -> bool | None:
-    """True for the job's worker tree and the known pids (kgb, its judges), False for
-    anything else, None for a pid not visible from here."""
-    if pid in set(known):
+    """True for the job's worker tree and the known pids' trees (kgb: its judges, the
+    compile workers torch.compile starts for a baseline, the sandboxes), False for anything
+    else, None for a pid not visible from here. A worker in a container is no descendant of
+    kgb: its command line names it."""
+    mine = set(known)
+    if pid in mine:
         return True
     try:
         proc = psutil.Process(pid)
         for each in (proc, *proc.parents()):
+            if each.pid in mine:
+                return True
             argv = each.cmdline()
             if "kgb.worker" in argv and any(job_dir in arg for arg in argv):
                 return True
@@ -76,7 +82,7 @@ def _name(pid: int) -> str:
 class NeighbourWatch:
     """Samples GPU `index` every INTERVAL_S from `start()` to `stop()` (a daemon thread)."""
 
-    def __init__(self, index: int, job_dir: str, known: Callable[[], Iterable[int]],
+    def __init__(self, index: int, job_dir: str, known: tuple[int, ...],
                  list_pids: Callable[[int], list[int]] = gpu_pids) -> None:
         self.index, self.job_dir, self.known, self.list_pids = index, job_dir, known, list_pids
         self._stop = threading.Event()
@@ -84,7 +90,7 @@ class NeighbourWatch:
         self._unattributed: set[int] = set()
         self._verdicts: dict[int, bool | None] = {}  # a pid is judged once per job
         self._error: str | None = None
-        self._worker_found = False  # NVML's pids are this host's: the worker was among them
+        self._own_found = False  # NVML's pids are this host's: one of ours was among them
         self._thread = threading.Thread(target=self._run, daemon=True, name="kgb-neighbours")
 
     def start(self) -> NeighbourWatch:
@@ -98,9 +104,9 @@ class NeighbourWatch:
         self.sample()
         seen = tuple(self._seen[pid] for pid in sorted(self._seen))[:MAX_LISTED]
         unattributed = tuple(sorted(self._unattributed))[:MAX_LISTED]
-        if seen and not self._worker_found and self._error is None:
-            return Neighbours((), unattributed, "the job's worker was not among the GPU's "
-                              f"processes, so NVML's pids are not this host's: {len(seen)} "
+        if seen and not self._own_found and self._error is None:
+            return Neighbours((), unattributed, "none of the job's or kgb's processes was among "
+                              f"the GPU's, so NVML's pids are not this host's: {len(seen)} "
                               "other process(es) could not be attributed")
         return Neighbours(seen, unattributed, self._error)
 
@@ -116,12 +122,11 @@ class NeighbourWatch:
         except Exception as exc:  # NVML missing, no permission, a GPU that went away
             self._error = f"NVML could not list the GPU's processes: {type(exc).__name__}: {exc}"
             return
-        known = tuple(self.known())
         for pid in pids:
             if pid not in self._verdicts:
-                self._verdicts[pid] = is_jobs_own(pid, self.job_dir, known)
+                self._verdicts[pid] = is_jobs_own(pid, self.job_dir, self.known)
             verdict = self._verdicts[pid]
-            self._worker_found |= bool(verdict) and pid not in known
+            self._own_found |= bool(verdict) and pid not in self.known
             if verdict is None:
                 self._unattributed.add(pid)
             elif not verdict and pid not in self._seen:

@@ -140,8 +140,8 @@ def _run(job: Job, plan: P.PlanRecord, job_dir: Path, ctx: JobContext, limits: L
     before = snapshot(gpu) if gpu is not None else None
     # Other processes on this GPU while the worker runs and the judge times its baselines:
     # beside one, D304's window is no evidence and the timings are disturbed.
-    watch = NeighbourWatch(gpu, str(job_dir), lambda: (os.getpid(), *ctx.judges.pids())
-                           ).start() if gpu is not None and plan.timing else None
+    watch = NeighbourWatch(gpu, str(job_dir), (os.getpid(),)).start() \
+        if gpu is not None and plan.timing else None
     after: dict | str | None = None
     try:
         after = _run_and_judge(job, plan, job_dir, out, ctx, limits, clock, gpu)

@@ -114,13 +114,6 @@ class JudgePool:
             self._all.append(judge)
             return judge
 
-    def pids(self) -> tuple[int, ...]:
-        """Every judge's pid: kgb's own processes, not a GPU's neighbours. Each judge works on
-        its own GPU only (kgb.judge.judge.bind_device), though CUDA may give it an idle
-        context on another."""
-        with self._lock:
-            return tuple(judge.pid for judge in self._all)
-
     def close(self) -> None:
         with self._lock:
             judges, self._idle, self._all = list(self._all), [], []
