@@ -88,16 +88,25 @@ def test_a_window_stretched_beside_another_process_is_named_not_ruled_on():
     stretched = REPS * (KERNEL_MS + OVERHEAD_MS + 5.0) / 1e3  # 5 ms a call of someone else's
     busy = replace(execution, marks=(P.Mark("start c0", 5.0), P.Mark("end c0", 5.0 + stretched)))
     assert rule(busy, worker, judge) == "D304"
-    result = judge_speed(PLAN, busy, worker, judge, neighbours=("4242 python",))
+    near = P.Conditions(neighbours=("4242 python",))
+    result = judge_speed(PLAN, busy, worker, judge, near)
     assert result.violation is None and not result.counted
     assert any("while other processes used this GPU (4242 python)" in u for u in result.unchecked)
-    calm = judge_speed(PLAN, execution, worker, judge, neighbours=("4242 python",))
+    calm = judge_speed(PLAN, execution, worker, judge, near)
     assert calm.violation is None and not calm.counted  # disturbed timings never count
     assert judge_speed(PLAN, replace(execution, marks=()), worker, judge,
-                       neighbours=("4242 python",)).violation[0].id == "D304"
+                       near).violation[0].id == "D304"
     forged = with_timed(worker, times_ms=(1e-6,) * REPS, profiler_ms=None, kernels=())
-    assert judge_speed(PLAN, busy, forged, judge,
-                       neighbours=("4242 python",)).violation[0].id == "D307"
+    assert judge_speed(PLAN, busy, forged, judge, near).violation[0].id == "D307"
+
+
+def test_a_throttled_gpu_counts_no_speedup_and_says_why():
+    execution, worker, judge = honest()
+    hot = P.Conditions(throttle_reasons=("hw-thermal",), throttled=True)
+    result = judge_speed(PLAN, execution, worker, judge, hot)
+    assert result.violation is None and not result.counted
+    assert any("the GPU throttled (hw-thermal)" in u for u in result.unchecked)
+    assert judge_speed(PLAN, execution, worker, judge, P.Conditions()).counted
 
 
 def test_missing_marks_are_a_violation_and_a_missing_channel_is_unchecked():

@@ -58,8 +58,8 @@ def grade(job_dir: Path, out_root: Path) -> P.JobRecord:
     verdict = decide(plan, execution, result, judge, limits, progress,
                      _judge_error(job_dir) if judge is None else None)
     conditions = _optional(P.Conditions, job_dir / CONDITIONS_FILE)
-    speed = judge_speed(plan, execution, worker, judge, conditions.neighbours if conditions
-                        else ()) if worker and worker.timed else None
+    speed = judge_speed(plan, execution, worker, judge, conditions) \
+        if worker and worker.timed else None
     if speed is None and plan.slot != "cpu" and plan.timing and verdict.verdict == P.Verdict.PASSED:
         speed = SpeedResult((), None, ("the worker timed no case: no speed is reported",))
     if speed is not None and speed.violation is not None and verdict.verdict == P.Verdict.PASSED:
@@ -80,9 +80,9 @@ def job_facts(job_dir: Path, out_root: Path, plan: P.PlanRecord, execution: P.Ex
     timings = speed.cases if speed else ()
     largest = max(timings, key=lambda t: t.bytes + t.flops, default=None)
     # Speedups only for a kernel that passed, timed under the supervisor's clock on a GPU
-    # that did not throttle: anything else is reported, never counted.
+    # of its own that did not throttle (speed.counted): anything else is reported, not counted.
     counted = verdict.verdict == P.Verdict.PASSED and speed is not None and speed.counted and \
-        execution is not None and execution.channel and not (conditions and conditions.throttled)
+        execution is not None and execution.channel
     return P.JobFacts(
         log_dir=str(job_dir.relative_to(out_root)), device=plan.slot,
         worker_wall_s=round(execution.wall_s, 3) if execution else None,

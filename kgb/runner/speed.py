@@ -43,11 +43,13 @@ class SpeedResult:
 
 
 def judge_speed(plan: P.PlanRecord, execution: P.ExecRecord | None, worker: P.WorkerResult,
-                judge: P.JudgeResult | None, neighbours: tuple[str, ...] = ()) -> SpeedResult:
-    """`neighbours`: other processes the host saw on the GPU while the job ran
-    (kgb.bench.neighbours). Their work stretches the supervisor's clock, not the events: beside
-    them a window that the events do not explain is named, not ruled on, and no speedup
-    counts."""
+                judge: P.JudgeResult | None, conditions: P.Conditions | None = None
+                ) -> SpeedResult:
+    """`conditions`: the GPU's state around the job, read by the host. On a GPU that
+    throttled no speedup counts; beside other processes on it (kgb.bench.neighbours), whose
+    work stretches the supervisor's clock and not the events, a window the events do not
+    explain is named, not ruled on, and no speedup counts either."""
+    neighbours = conditions.neighbours if conditions else ()
     specs = {c.id: c for c in plan.cases}
     claims = {c.id: c for c in worker.cases}
     baselines = {b.case: b for b in (judge.baselines if judge else ())}
@@ -105,8 +107,12 @@ def judge_speed(plan: P.PlanRecord, execution: P.ExecRecord | None, worker: P.Wo
         unchecked.append(f"other processes used this GPU during the job "
                          f"({', '.join(neighbours[:3])}): the timings are disturbed, no speedup "
                          "counts; time on a GPU of its own")
+    throttled = conditions is not None and conditions.throttled
+    if conditions is not None and conditions.throttled:
+        unchecked.append(f"the GPU throttled ({', '.join(conditions.throttle_reasons)}): no "
+                         "speedup counts; let it cool or raise its power limit")
     return SpeedResult(tuple(out), violation, tuple(dict.fromkeys(unchecked)),
-                       not unsaved and not blind and not neighbours)
+                       not unsaved and not blind and not neighbours and not throttled)
 
 
 def _case_timing(plan: P.PlanRecord, spec: P.CaseSpec, timed: P.TimedCase,
