@@ -3,8 +3,10 @@ once when the run stops."""
 
 from __future__ import annotations
 
+import gc
 import json
 import shutil
+import sys
 import threading
 
 import psutil
@@ -134,6 +136,11 @@ def test_a_gpu_judge_makes_its_jobs_gpu_current_before_anything_else(finished_jo
     with pytest.raises(_Bound):
         judge_job(dataclasses.replace(_request(job), device="cuda:2"), tmp_path / "cache")
     assert bound == ["cuda:2"]
-    judge_job(_request(job), tmp_path / "cache")  # a CPU judge binds nothing
+    try:
+        judge_job(_request(job), tmp_path / "cache")  # a CPU judge binds nothing
+    finally:  # the task's modules must not outlive the test (test_zones hunts for them)
+        for name in ("kgb_task_reference", "kgb_task_inputs"):
+            sys.modules.pop(name, None)
+        gc.collect()
     assert bound == ["cuda:2"]
     assert (job / "judge.json").is_file()
