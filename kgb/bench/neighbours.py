@@ -37,16 +37,14 @@ class Neighbours:
 
 
 def gpu_pids(index: int) -> list[int]:
-    """Pids with a context on GPU `index` (PCI bus order, as kgb numbers GPUs)."""
+    """Pids with a compute (CUDA) context on GPU `index` (PCI bus order, as kgb numbers GPUs).
+    Graphics clients are left out: a desktop's compositor holds one on every workstation GPU
+    and would cost every job its speedup for a trickle of work."""
     import pynvml
 
     pynvml.nvmlInit()
     handle = pynvml.nvmlDeviceGetHandleByIndex(index)
-    pids: set[int] = set()
-    for query in (pynvml.nvmlDeviceGetComputeRunningProcesses,
-                  pynvml.nvmlDeviceGetGraphicsRunningProcesses):
-        pids.update(int(p.pid) for p in query(handle))
-    return sorted(pids)
+    return sorted({int(p.pid) for p in pynvml.nvmlDeviceGetComputeRunningProcesses(handle)})
 
 
 def is_jobs_own(pid: int, job_dir: str, known: Iterable[int]) -> bool | None:
