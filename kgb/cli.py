@@ -433,7 +433,7 @@ def hw_calibrate(gpu: int) -> None:
     import torch
 
     from kgb.bench.calibrate import calibrate
-    from kgb.bench.hw import save_calibration
+    from kgb.bench.hw import datasheet, implausible, save_calibration
     from kgb.errors import BadInput
 
     if not torch.cuda.is_available():
@@ -442,6 +442,10 @@ def hw_calibrate(gpu: int) -> None:
     if gpu >= torch.cuda.device_count():
         raise BadInput(f"--gpu {gpu}: only {torch.cuda.device_count()} GPU(s) visible")
     peaks = calibrate(f"cuda:{gpu}")
+    wrong = implausible(peaks, datasheet(peaks.device))
+    if wrong:
+        raise BadInput(f"calibration not saved: {wrong}; rerun on an idle GPU, and report it "
+                       "if it repeats")
     path = save_calibration(peaks)
     rates = ", ".join(f"{k} {v:g}" for k, v in peaks.tflops.items() if not k.startswith("int"))
     click.echo(f"{peaks.device}: copy {peaks.bandwidth_gbps:g} GB/s, TFLOP/s {rates}")

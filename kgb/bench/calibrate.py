@@ -64,11 +64,14 @@ def matmul_tflops(device: Any, dtype: str) -> float:
 def calibrate(device: str = "cuda:0") -> Peaks:
     import torch
 
-    name = torch.cuda.get_device_name(device)
-    tflops = {dtype: round(matmul_tflops(device, dtype), 1) for dtype in MATMUL_DTYPES}
-    torch.cuda.empty_cache()
-    for dtype in ("int32", "int64"):
-        tflops[dtype] = tflops["float32"]
-    stamp = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d")
-    return Peaks(name, f"calibrated {stamp} (torch {torch.__version__})",
-                 round(copy_bandwidth_gbps(device), 1), tflops)
+    # The events and synchronize follow the current device, not the tensors': measured from
+    # cuda:0 while the work runs on cuda:1, every figure would be absurdly high.
+    with torch.cuda.device(torch.device(device)):
+        name = torch.cuda.get_device_name(device)
+        tflops = {dtype: round(matmul_tflops(device, dtype), 1) for dtype in MATMUL_DTYPES}
+        torch.cuda.empty_cache()
+        for dtype in ("int32", "int64"):
+            tflops[dtype] = tflops["float32"]
+        stamp = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d")
+        return Peaks(name, f"calibrated {stamp} (torch {torch.__version__})",
+                     round(copy_bandwidth_gbps(device), 1), tflops)

@@ -77,10 +77,32 @@ def save_calibration(peaks: Peaks) -> Path:
     return path
 
 
+PLAUSIBLE = 1.5  # a measurement this far above the datasheet measured something else
+
+
+def implausible(measured: Peaks, sheet: Peaks | None) -> str | None:
+    """Why a calibration cannot be this part's, or None. Events recorded on another GPU's idle
+    stream time nothing (session 23's judge did exactly that), and a peak that high would lower
+    the roofline floor until D307 never fires."""
+    if sheet is None:
+        return None
+    figures = [("bandwidth", measured.bandwidth_gbps, sheet.bandwidth_gbps, "GB/s")]
+    figures += [(f"{k} TFLOP/s", v, sheet.tflops[k], "") for k, v in measured.tflops.items()
+                if k in sheet.tflops and not k.startswith("int")]
+    for what, got, peak, unit in figures:
+        if got > PLAUSIBLE * peak:
+            return (f"{what} measured {got:g}{unit and ' ' + unit} against the datasheet's "
+                    f"{peak:g}: more than {PLAUSIBLE:g}x the part's peak")
+    return None
+
+
 def floor_peaks(device_name: str) -> Peaks | None:
     """The peaks for the roofline floor: per figure, the highest of datasheet and
-    calibration (a lower floor never rejects an honest kernel)."""
+    calibration (a lower floor never rejects an honest kernel); a calibration beyond what the
+    part can do is not believed."""
     sheet, measured = datasheet(device_name), calibrated(device_name)
+    if measured is not None and implausible(measured, sheet):
+        measured = None
     if sheet is None or measured is None:
         return sheet or measured
     tflops = {k: max(sheet.tflops.get(k, 0.0), measured.tflops.get(k, 0.0))

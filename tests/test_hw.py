@@ -1,0 +1,41 @@
+"""The peaks behind the roofline floor (kgb.bench.hw): a calibration may raise a datasheet
+figure (a lower floor never rejects an honest kernel), but not past what the part can do —
+events timed on another GPU's idle stream measure nothing, and believing them would lower the
+floor until D307 never fires."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from kgb.bench import hw
+
+NAME = "NVIDIA H100 80GB HBM3"
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    return tmp_path
+
+
+def test_a_measurement_beyond_the_part_is_named():
+    sheet = hw.datasheet(NAME)
+    assert sheet is not None and sheet.bandwidth_gbps == 3350.0
+    honest = replace(sheet, source="calibrated", bandwidth_gbps=3010.0,
+                     tflops={**sheet.tflops, "float16": 760.0})
+    assert hw.implausible(honest, sheet) is None
+    assert hw.implausible(honest, None) is None  # no datasheet: nothing to hold it against
+    idle_stream = replace(honest, bandwidth_gbps=690_000.0)
+    assert "bandwidth measured 690000 GB/s" in hw.implausible(idle_stream, sheet)
+    fast_gemm = replace(honest, tflops={**honest.tflops, "bfloat16": 4000.0})
+    assert "bfloat16 TFLOP/s measured 4000" in hw.implausible(fast_gemm, sheet)
+
+
+def test_the_floor_takes_a_higher_calibration_but_not_an_impossible_one(cache):
+    sheet = hw.datasheet(NAME)
+    hw.save_calibration(replace(sheet, source="calibrated", bandwidth_gbps=3500.0))
+    assert hw.floor_peaks(NAME).bandwidth_gbps == 3500.0
+    hw.save_calibration(replace(sheet, source="calibrated", bandwidth_gbps=690_000.0))
+    assert hw.floor_peaks(NAME).bandwidth_gbps == 3350.0  # the datasheet's alone
