@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from dataclasses import asdict
 from pathlib import Path
 
@@ -32,6 +33,8 @@ _DATASHEET: tuple[tuple[str, float, dict[str, float]], ...] = (
                       "bfloat16": 312.0, "int8": 624.0}),
     ("L40S", 864.0, {"float32": 183.0, "float32_simt": 91.6, "float16": 362.0,
                      "bfloat16": 362.0, "int8": 733.0, "float8": 733.0}),
+    ("L40", 864.0, {"float32": 90.5, "float32_simt": 90.5, "float16": 181.0,
+                    "bfloat16": 181.0, "int8": 362.0, "float8": 362.0}),
     ("L4", 300.0, {"float32": 60.0, "float32_simt": 30.3, "float16": 121.0, "bfloat16": 121.0,
                    "int8": 242.0, "float8": 242.0}),
     ("RTX 4090", 1008.0, {"float32": 82.6, "float32_simt": 82.6, "float16": 165.2,
@@ -45,9 +48,11 @@ INTEGER_DTYPES = ("int8", "int32", "int64")
 
 
 def datasheet(device_name: str) -> Peaks | None:
-    """The first table entry whose part name occurs in the device's name."""
+    """The first table entry whose part name occurs in the device's name as a whole word: an
+    "NVIDIA L40" is no L4 (whose 300 GB/s would put the floor nearly 3x too high)."""
     for part, bandwidth, tflops in _DATASHEET:
-        if part.lower() in device_name.lower():
+        if re.search(rf"(?<![a-z0-9]){re.escape(part.lower())}(?![a-z0-9])",
+                     device_name.lower()):
             table = dict(tflops)
             for dtype in ("int32", "int64"):  # integer work: no tensor cores, take the SIMT rate
                 table.setdefault(dtype, tflops["float32"])
