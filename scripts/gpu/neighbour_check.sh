@@ -28,12 +28,12 @@ PY
   $PY -c "
 import torch, time
 a = torch.randn(8192, 8192, device='cuda')
-end = time.time() + 300
+end = time.time() + 360
 while time.time() < end:
     a = a @ a; a = a / a.norm()
 " & hog=$!
   sleep 5
-  timeout 200 $PY -m kgb.cli verify examples/honest --only "$ONLY" --device cuda --sandbox bwrap \
+  timeout 330 $PY -m kgb.cli verify examples/honest --only "$ONLY" --device cuda --sandbox bwrap \
     --baselines eager --out /tmp/busy > "$OUT/busy.txt" 2>&1; echo "rc=$?"
   kill $hog; wait $hog 2>/dev/null
   echo "hog pid was $hog"
