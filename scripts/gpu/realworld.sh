@@ -19,6 +19,7 @@ KGB="$PY -m kgb.cli" KGB_EXTRA="$extra" timeout "${LIMIT_S:-540}" \
   bash scripts/realworld/verify_all.sh cuda "" ${SUBS:-} > "$OUT/realworld.txt" 2>&1
 echo "rc=$? after $(( $(date +%s) - start )) s" >> "$OUT/realworld.txt"
 $PY scripts/realworld/summarize.py > "$OUT/realworld-table.md" 2>&1
+[ -n "${TIMED:-}" ] && $PY scripts/realworld/margins.py > "$OUT/realworld-margins.md" 2>&1
 # a run stopped by LIMIT_S has no report.json: its finished jobs' verdict.json come back too
 tar -cf "$OUT/realworld-reports.tar" .realworld/out/*/report.json \
   .realworld/out/*/jobs/*/verdict.json .realworld/out-*.log 2>/dev/null
