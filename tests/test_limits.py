@@ -33,3 +33,27 @@ def test_a_jobs_compile_budget_is_per_case_with_a_floor():
     assert more.compile_case_s == 60.0 and job_limits(more, 36).compile_time_s == 2160.0
     assert job_limits(more, 1).compile_time_s == 100.0
     assert job_limits(Limits(), 36).wall_time_s == Limits().wall_time_s  # the rest untouched
+
+
+def test_a_ram_backed_output_folder_fits_the_machine(monkeypatch):
+    """bwrap's output tmpfs is host RAM no job limit counts: by default a job may fill half the
+    machine's memory shared by the jobs at once, not 32 GiB of a 24 GiB machine."""
+    from types import SimpleNamespace
+
+    from kgb.runner import verify
+    from kgb.sandbox.bwrap import BwrapSandbox
+    from kgb.sandbox.docker import DockerSandbox
+    from kgb.sandbox.process import ProcessSandbox
+
+    gib = 1 << 30
+    monkeypatch.setattr(verify.psutil, "virtual_memory", lambda: SimpleNamespace(total=24 * gib))
+    assert BwrapSandbox.output_in_ram and not DockerSandbox.output_in_ram
+    assert not ProcessSandbox.output_in_ram
+    fitted = verify.fit_output_to_ram(Limits(), BwrapSandbox, 2, ())
+    assert fitted.output_bytes == 6 * gib and fitted.memory_bytes == Limits().memory_bytes
+    assert verify.fit_output_to_ram(Limits(), BwrapSandbox, 64, ()).output_bytes == gib
+    chosen = apply_overrides(Limits(), ("output=40g",))
+    assert verify.fit_output_to_ram(chosen, BwrapSandbox, 2, ("output=40g",)) == chosen
+    assert verify.fit_output_to_ram(Limits(), DockerSandbox, 2, ()) == Limits()
+    monkeypatch.setattr(verify.psutil, "virtual_memory", lambda: SimpleNamespace(total=512 * gib))
+    assert verify.fit_output_to_ram(Limits(), BwrapSandbox, 4, ()) == Limits()  # 32 GiB fits

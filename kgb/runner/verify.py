@@ -10,8 +10,10 @@ import secrets
 import shutil
 import signal
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
+
+import psutil
 
 from kgb.errors import BadInput, InfraError, Interrupted
 from kgb.report.files import write_human_reports
@@ -21,8 +23,8 @@ from kgb.runner.execute import JobContext
 from kgb.runner.judge_pool import JudgePool
 from kgb.runner.plan import plan_jobs
 from kgb.runner.schedule import run_all
-from kgb.sandbox.base import Limits, create_sandbox
-from kgb.sandbox.overrides import apply_overrides
+from kgb.sandbox.base import Limits, Sandbox, create_sandbox, ram_output_cap
+from kgb.sandbox.overrides import ALIASES, apply_overrides
 from kgb.submission import load_submission
 from kgb.tasks.loader import load_suite
 
@@ -112,6 +114,19 @@ def _gpu_slots(devices: str | None) -> tuple[str, ...]:
     return tuple(f"cuda:{i}" for i in indices)
 
 
+def fit_output_to_ram(limits: Limits, sandbox: Sandbox, jobs: int,
+                      overrides: tuple[str, ...]) -> Limits:
+    """Where the output folder is uncounted RAM, the default cap shrinks to what the machine
+    can hold for `jobs` at once (kgb.sandbox.base.ram_output_cap); an explicit
+    `--limit output=` is the user's to choose."""
+    explicit = any(ALIASES.get(key, key) == "output_bytes"
+                   for key in (item.partition("=")[0].strip() for item in overrides))
+    if not sandbox.output_in_ram or explicit:
+        return limits
+    cap = ram_output_cap(psutil.virtual_memory().total, jobs)
+    return replace(limits, output_bytes=cap) if limits.output_bytes > cap else limits
+
+
 def _check_graph_option(options: VerifyOptions, device: str) -> None:
     if options.cuda_graph and (device == "cpu" or not options.timing):
         raise BadInput("--cuda-graph times GPU runs: use it with --device cuda and timing on")
@@ -180,6 +195,7 @@ def run_verify(options: VerifyOptions, as_json: bool = False, feedback: bool = F
     # Everything that holds processes or resources is closed by one ExitStack, whatever fails.
     with contextlib.ExitStack() as stack:
         sandbox = stack.enter_context(create_sandbox(options.sandbox))
+        limits = fit_output_to_ram(limits, sandbox, len(slots), options.limits)
         identity = device_identity(slots)
         record = journal.RunRecord(seed, identity, sandbox.name + _mode_suffix(options),
                                    journal.plan_digest(jobs, identity, sandbox.name, limits))

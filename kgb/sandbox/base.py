@@ -40,7 +40,8 @@ class Limits:
     max_processes: int = 256
     # The writable output folder: every call's outputs of every case cross here before the
     # judge reads them (a GPU job of the suite's largest shapes writes ~15 GiB). A tmpfs in
-    # bwrap and docker: memory is only used as far as it is written.
+    # bwrap and docker: memory is only used as far as it is written (under bwrap, by default,
+    # no more than the machine can hold: ram_output_cap).
     output_bytes: int = 32 * GiB
     tmp_bytes: int = 512 * MiB
     cpus: float = 2.0
@@ -54,6 +55,14 @@ def job_limits(limits: Limits, cases: int) -> Limits:
     ~900 s for their backward twins with nine jobs sharing 16 cores (docs/realworld.md)."""
     return replace(
         limits, compile_time_s=max(limits.compile_time_s, limits.compile_case_s * cases))
+
+
+def ram_output_cap(total_ram: int, jobs: int) -> int:
+    """The most a job's RAM-backed output folder may hold by default: half the machine's
+    memory shared by the jobs that run at once, at least 1 GiB. A candidate that fills its
+    folder must not take the host's memory, and kgb's with it; 32 GiB on a 24 GiB machine
+    would. Deterministic for a machine and a job count, so `--resume` sees the same limits."""
+    return max(GiB, total_ram // (2 * max(1, jobs)))
 
 
 def compile_budget_s(limits: Limits, channel: bool) -> float:
@@ -106,6 +115,9 @@ class Sandbox(abc.ABC):
     name: ClassVar[str]
     isolation: ClassVar[str]  # "none" | "namespaces" | "container"
     enforced: ClassVar[tuple[str, ...]]  # Limits fields this backend enforces
+    # The output folder is host RAM that no limit of the job counts (bwrap's tmpfs; docker
+    # charges its tmpfs to the container's memory limit, the process backend writes to disk).
+    output_in_ram: ClassVar[bool] = False
 
     @classmethod
     @abc.abstractmethod

@@ -144,6 +144,7 @@ class BwrapSandbox(Sandbox):
     isolation = "namespaces"
     enforced = ("wall_time_s", "memory_bytes", "max_processes", "output_bytes", "tmp_bytes",
                 "log_bytes")
+    output_in_ram = True  # a tmpfs; RLIMIT_AS does not count its pages
 
     @classmethod
     def unavailable_reason(cls) -> str | None:
