@@ -29,7 +29,6 @@ WINDOW_SLACK_PER_CALL_MS = 0.5  # per timed call
 WINDOW_FACTOR = 1.5  # the events may explain up to this much more than they measured
 PROFILER_FACTOR = 1.5
 PROFILER_SLACK_MS = 0.02
-EXCESS = "the supervisor's clock saw"  # how D304's window message begins (a neighbour's work)
 
 
 @dataclass(frozen=True)
@@ -68,18 +67,20 @@ def judge_speed(plan: P.PlanRecord, execution: P.ExecRecord | None, worker: P.Wo
         spec = specs.get(timed.case)
         if spec is None or not timed.times_ms:
             continue
-        timing = _case_timing(plan, spec, timed, baselines.get(timed.case), execution)
+        baseline = baselines.get(timed.case)
+        timing = _case_timing(plan, spec, timed, baseline, execution)
         out.append(timing)
         checked = checked_kernels(spec, claims.get(timed.case))
         if not checked and timed.profiler_ms is not None:
             blind.append(timed.case)
-        window = _window(timed, execution, baselines.get(timed.case))
-        if window is not None and neighbours and window[1].startswith(EXCESS):
-            unchecked.append(f"{timed.case}: {window[1]}, while other processes used this GPU "
+        excess = _excess(timed, execution, baseline)
+        if excess is not None and neighbours:
+            unchecked.append(f"{timed.case}: {excess}, while other processes used this GPU "
                              f"({', '.join(neighbours[:3])}): the window check is no evidence")
-            window = None
+            excess = None
         found = (_rechecked(timed, checks.get(timed.case, []), execution)
-                 or window
+                 or _window(timed, execution, baseline)
+                 or ((RR.WORK_OUTSIDE_TIMED_WINDOW, excess) if excess else None)
                  or _profiler(timed)
                  or _kernels(timed, checked)
                  or _floor(timing))
@@ -107,12 +108,12 @@ def judge_speed(plan: P.PlanRecord, execution: P.ExecRecord | None, worker: P.Wo
         unchecked.append(f"other processes used this GPU during the job "
                          f"({', '.join(neighbours[:3])}): the timings are disturbed, no speedup "
                          "counts; time on a GPU of its own")
-    throttled = conditions is not None and conditions.throttled
-    if conditions is not None and conditions.throttled:
-        unchecked.append(f"the GPU throttled ({', '.join(conditions.throttle_reasons)}): no "
-                         "speedup counts; let it cool or raise its power limit")
+    throttled = conditions.throttle_reasons if conditions and conditions.throttled else None
+    if throttled is not None:
+        unchecked.append(f"the GPU throttled ({', '.join(throttled)}): no speedup counts; let "
+                         "it cool or raise its power limit")
     return SpeedResult(tuple(out), violation, tuple(dict.fromkeys(unchecked)),
-                       not unsaved and not blind and not neighbours and not throttled)
+                       not unsaved and not blind and not neighbours and throttled is None)
 
 
 def _case_timing(plan: P.PlanRecord, spec: P.CaseSpec, timed: P.TimedCase,
@@ -198,22 +199,34 @@ def window_ms(timed: P.TimedCase, execution: P.ExecRecord) -> float | None:
 
 def _window(timed: P.TimedCase, execution: P.ExecRecord | None,
             baseline: P.Baseline | None) -> tuple[Rule, str] | None:
-    if execution is None or not execution.channel or baseline is None or \
-            baseline.overhead_ms is None:
+    """The timing loop's start/end marks must have reached the supervisor."""
+    if execution is None or _loop_cost(execution, baseline) is None:
         return None
-    window = window_ms(timed, execution)
-    if window is None:
+    if window_ms(timed, execution) is None:
         return RR.WORK_OUTSIDE_TIMED_WINDOW, "the timing loop sent no start/end marks"
+    return None
+
+
+def _excess(timed: P.TimedCase, execution: P.ExecRecord | None,
+            baseline: P.Baseline | None) -> str | None:
+    """What the supervisor's window holds beyond the loop's own cost and the events, when that
+    is more than noise (D304; another process's work on the GPU shows here too)."""
+    cost = _loop_cost(execution, baseline) if execution is not None else None
+    window = window_ms(timed, execution) if execution is not None and cost is not None else None
+    if cost is None or window is None:
+        return None
     events = sum(timed.times_ms)
     reps = len(timed.times_ms)
-    unexplained = window - reps * baseline.overhead_ms
     allowed = WINDOW_FACTOR * events + reps * WINDOW_SLACK_PER_CALL_MS + WINDOW_SLACK_MS
-    if unexplained > allowed:
-        return RR.WORK_OUTSIDE_TIMED_WINDOW, (
-            f"{EXCESS} {window:.1f} ms for {reps} timed calls; the loop's own "
-            f"cost is {reps * baseline.overhead_ms:.1f} ms and the events account for "
-            f"{events:.1f} ms")
-    return None
+    if window - reps * cost <= allowed:
+        return None
+    return (f"the supervisor's clock saw {window:.1f} ms for {reps} timed calls; the loop's own "
+            f"cost is {reps * cost:.1f} ms and the events account for {events:.1f} ms")
+
+
+def _loop_cost(execution: P.ExecRecord, baseline: P.Baseline | None) -> float | None:
+    """The empty loop's cost per call, where the window can be checked at all."""
+    return baseline.overhead_ms if execution.channel and baseline is not None else None
 
 
 def _profiler(timed: P.TimedCase) -> tuple[Rule, str] | None:
