@@ -3,6 +3,7 @@ processes of this machine, and what a watch over a fake NVML reports."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import time
@@ -80,3 +81,25 @@ def test_without_the_worker_among_nvmls_pids_no_neighbour_is_named(processes):
     job, worker, child, other = processes
     seen = NeighbourWatch(0, job, (), lambda index: [other]).start().stop()
     assert seen.seen == () and "could not be attributed" in seen.error
+
+
+def test_an_orphan_under_the_jobs_supervisor_is_still_the_jobs(tmp_path):
+    """In a container, a double-forked child is re-parented to the supervisor (or docker-init),
+    whose command line names the worker inside one JSON argument: it must not pass for a
+    neighbour, which would turn its D304 into a mere note."""
+    job = str(tmp_path / "jobs" / "math.addcmul")
+    config = json.dumps({"argv": [sys.executable, "-m", "kgb.worker", job]})
+    supervisor = subprocess.Popen([sys.executable, "-c",
+                                   "import subprocess; subprocess.run(['sleep', '60'])", config])
+    try:
+        deadline = time.monotonic() + 10
+        while not psutil.Process(supervisor.pid).children() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        orphan = psutil.Process(supervisor.pid).children()[0].pid
+        assert is_jobs_own(orphan, job, ()) is True
+        assert is_jobs_own(orphan, str(tmp_path / "jobs" / "other"), ()) is False
+    finally:
+        for proc in psutil.Process(supervisor.pid).children(recursive=True):
+            proc.kill()
+        supervisor.kill()
+        supervisor.wait()

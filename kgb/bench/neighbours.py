@@ -60,8 +60,11 @@ def is_jobs_own(pid: int, job_dir: str, known: Iterable[int]) -> bool | None:
         for each in (proc, *proc.parents()):
             if each.pid in mine:
                 return True
-            argv = each.cmdline()
-            if "kgb.worker" in argv and any(job_dir in arg for arg in argv):
+            # The worker's argv, or (docker) the supervisor's and docker-init's, which carry it
+            # in one JSON argument: an orphan the candidate double-forked is re-parented to one
+            # of them and must stay the job's own, or it could make itself a "neighbour".
+            line = " ".join(each.cmdline())
+            if "kgb.worker" in line and job_dir in line:
                 return True
     except psutil.NoSuchProcess:
         return None

@@ -24,7 +24,7 @@ from kgb.runner.judge_pool import JudgePool
 from kgb.runner.plan import plan_jobs
 from kgb.runner.schedule import run_all
 from kgb.sandbox.base import Limits, Sandbox, create_sandbox, ram_output_cap
-from kgb.sandbox.overrides import ALIASES, apply_overrides
+from kgb.sandbox.overrides import apply_overrides, field_name
 from kgb.submission import load_submission
 from kgb.tasks.loader import load_suite
 
@@ -119,9 +119,7 @@ def fit_output_to_ram(limits: Limits, sandbox: Sandbox, jobs: int,
     """Where the output folder is uncounted RAM, the default cap shrinks to what the machine
     can hold for `jobs` at once (kgb.sandbox.base.ram_output_cap); an explicit
     `--limit output=` is the user's to choose."""
-    explicit = any(ALIASES.get(key, key) == "output_bytes"
-                   for key in (item.partition("=")[0].strip() for item in overrides))
-    if not sandbox.output_in_ram or explicit:
+    if not sandbox.output_in_ram or "output_bytes" in map(field_name, overrides):
         return limits
     cap = ram_output_cap(psutil.virtual_memory().total, jobs)
     return replace(limits, output_bytes=cap) if limits.output_bytes > cap else limits

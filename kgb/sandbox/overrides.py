@@ -24,12 +24,18 @@ def parse_size(text: str) -> int:
     return int(float(match.group(1)) * _UNITS[(match.group(2) or "")[:1].lower()])
 
 
+def field_name(item: str) -> str:
+    """The Limits field a `KEY=VALUE` item names (its alias resolved)."""
+    key = item.partition("=")[0].strip()
+    return ALIASES.get(key, key)
+
+
 def apply_overrides(base: Limits, items: tuple[str, ...]) -> Limits:
     fields = {f.name: f for f in dataclasses.fields(Limits)}
     changes: dict[str, Any] = {}
     for item in items:
         key, sep, value = item.partition("=")
-        name = ALIASES.get(key.strip(), key.strip())
+        name = field_name(item)
         if not sep or name not in fields:
             raise BadInput(f"--limit {item!r}: use KEY=VALUE with KEY one of "
                            f"{', '.join(sorted(ALIASES))}")
