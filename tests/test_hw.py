@@ -44,10 +44,12 @@ def test_the_floor_takes_a_higher_calibration_but_not_an_impossible_one(cache):
 @pytest.mark.parametrize("name, part", [
     ("NVIDIA H100 80GB HBM3", "H100"), ("NVIDIA H100 PCIe", "H100 PCIe"),
     ("NVIDIA H200", "H200"), ("NVIDIA A100-SXM4-80GB", "A100-SXM4-80GB"),
-    ("NVIDIA A100-SXM4-40GB", "A100"), ("NVIDIA L40S", "L40S"), ("NVIDIA L40", "L40"),
+    ("NVIDIA A100-SXM4-40GB", "A100"), ("NVIDIA A100 80GB PCIe", "A100 80GB PCIe"),
+    ("NVIDIA H100 NVL", "H100 NVL"), ("NVIDIA L40S", "L40S"), ("NVIDIA L40", "L40"),
     ("NVIDIA L4", "L4"), ("NVIDIA GeForce RTX 4090", "RTX 4090"),
     ("AMD Instinct MI300X", "MI300X"), ("NVIDIA GeForce RTX 3060", None)])
 def test_each_part_gets_its_own_datasheet(name, part):
-    """A part whose name contains another's (L40 and L4) must not take the other's figures."""
+    """A part whose name contains another's (L40 and L4, H100 NVL and H100) must not take the
+    other's figures: a lower bandwidth than the part's puts the floor above honest kernels."""
     sheet = hw.datasheet(name)
     assert (sheet.source if sheet else None) == (f"datasheet: {part}" if part else None)

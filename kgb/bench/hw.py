@@ -23,11 +23,16 @@ from kgb.protocol import Peaks
 _DATASHEET: tuple[tuple[str, float, dict[str, float]], ...] = (
     ("H200", 4800.0, {"float32": 494.7, "float32_simt": 67.0, "float16": 989.4,
                       "bfloat16": 989.4, "int8": 1978.9, "float8": 1978.9}),
+    # H100 NVL: 3.9 TB/s; its compute figures are the SXM part's (higher: a floor never too high)
+    ("H100 NVL", 3900.0, {"float32": 494.7, "float32_simt": 67.0, "float16": 989.4,
+                          "bfloat16": 989.4, "int8": 1978.9, "float8": 1978.9}),
     ("H100 PCIe", 2000.0, {"float32": 378.0, "float32_simt": 51.0, "float16": 756.0,
                            "bfloat16": 756.0, "int8": 1513.0, "float8": 1513.0}),
     ("H100", 3350.0, {"float32": 494.7, "float32_simt": 67.0, "float16": 989.4,
                       "bfloat16": 989.4, "int8": 1978.9, "float8": 1978.9}),
     ("A100-SXM4-80GB", 2039.0, {"float32": 156.0, "float32_simt": 19.5, "float16": 312.0,
+                                "bfloat16": 312.0, "int8": 624.0}),
+    ("A100 80GB PCIe", 1935.0, {"float32": 156.0, "float32_simt": 19.5, "float16": 312.0,
                                 "bfloat16": 312.0, "int8": 624.0}),
     ("A100", 1555.0, {"float32": 156.0, "float32_simt": 19.5, "float16": 312.0,
                       "bfloat16": 312.0, "int8": 624.0}),
