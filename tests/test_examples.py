@@ -21,8 +21,9 @@ def test_honest_example_is_the_suite_solutions():
 
 
 def test_honest_example_all_passed(tmp_path, kgb):
+    # two jobs at once, as `make demo` runs it (and both of CI's cores busy)
     proc = kgb("verify", "examples/honest", "--device", "cpu", "--sandbox", "process",
-               "--out", tmp_path, timeout=1800)
+               "--jobs", "2", "--out", tmp_path, timeout=1800)
     assert proc.returncode == 0, proc.stderr[-2000:]
     report = json.loads((tmp_path / "report.json").read_text())
     bad = {j["task"]: (j["verdict"], j["message"]) for j in report["jobs"]

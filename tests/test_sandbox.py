@@ -26,6 +26,7 @@ import socket
 import subprocess
 import sys
 import tarfile
+import tempfile
 import time
 from pathlib import Path
 
@@ -108,34 +109,38 @@ class NaiveSandbox(Sandbox):
         return None
 
     def run(self, request: SandboxRequest, limits: Limits) -> ExecResult:
+        # Output to files, not pipes: a child that outlives the job would hold a pipe open, and
+        # the probe's report would be lost at the timeout — the check would then fail for want
+        # of a report, not for the broken property (and only after the whole wall time).
         start = time.monotonic()
-        proc = subprocess.Popen(list(request.argv), env={**os.environ, **dict(request.env)},
-                                cwd=request.cwd, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, start_new_session=True)
-        timed_out = False
-        try:
-            out, err = proc.communicate(timeout=limits.wall_time_s)
-        except subprocess.TimeoutExpired:
-            timed_out = True
-            proc.kill()
-            try:  # an escaped daemon may hold the pipes open forever
-                out, err = proc.communicate(timeout=2)
-            except subprocess.TimeoutExpired:
-                out, err = b"", b""
-        finally:
+        with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+            proc = subprocess.Popen(list(request.argv), env={**os.environ, **dict(request.env)},
+                                    cwd=request.cwd, stdout=out, stderr=err,
+                                    start_new_session=True)
+            timed_out = False
             try:
-                os.killpg(proc.pid, 9)
-            except ProcessLookupError:
-                pass
-        return ExecResult(None if timed_out else proc.returncode, timed_out,
-                          time.monotonic() - start, out.decode(errors="replace"),
-                          err.decode(errors="replace"))
+                proc.wait(timeout=limits.wall_time_s)
+            except subprocess.TimeoutExpired:
+                timed_out = True
+            finally:
+                try:
+                    os.killpg(proc.pid, 9)
+                except ProcessLookupError:
+                    pass
+                proc.wait()
+            out.seek(0)
+            err.seek(0)
+            return ExecResult(None if timed_out else proc.returncode, timed_out,
+                              time.monotonic() - start, out.read().decode(errors="replace"),
+                              err.read().decode(errors="replace"))
 
 
 @pytest.mark.parametrize("prop", [p.name for p in PROPERTIES if not p.name.startswith("gpu")])
 def test_each_probe_fails_on_a_broken_backend(prop):
     outcomes = run_selfcheck(NaiveSandbox(), stdout_bytes=16 * MiB, only=(prop,))
     assert [o.status for o in outcomes] == ["fail"], outcomes
+    # for the broken property, not because the probe could not report
+    assert not outcomes[0].detail.startswith("the probe did not report"), outcomes
     assert outcomes[0].claimed == (prop == "env_scrubbed")  # every backend claims that one
 
 
