@@ -37,7 +37,7 @@ from kgb.protocol import OUTPUT_NAMES
 
 from kgb.sandbox import available_backends, create_sandbox
 from kgb.sandbox.base import GiB, MiB, ExecResult, Limits, Sandbox, SandboxRequest
-from kgb.sandbox.selfcheck import PROPERTIES, format_line, run_selfcheck
+from kgb.sandbox.selfcheck import NO_REPORT, PROPERTIES, format_line, run_selfcheck
 
 ROOT = Path(__file__).resolve().parent.parent
 HOSTILE = ROOT / "tests" / "fixtures" / "hostile"
@@ -140,7 +140,7 @@ def test_each_probe_fails_on_a_broken_backend(prop):
     outcomes = run_selfcheck(NaiveSandbox(), stdout_bytes=16 * MiB, only=(prop,))
     assert [o.status for o in outcomes] == ["fail"], outcomes
     # for the broken property, not because the probe could not report
-    assert not outcomes[0].detail.startswith("the probe did not report"), outcomes
+    assert not outcomes[0].detail.startswith(NO_REPORT), outcomes
     assert outcomes[0].claimed == (prop == "env_scrubbed")  # every backend claims that one
 
 

@@ -130,9 +130,12 @@ class Harness:
         return result, probes.parse(result.stdout), out
 
 
+NO_REPORT = "the probe did not report"  # a failure for want of evidence, not of the property
+
+
 def _no_facts(result: ExecResult) -> tuple[str, str]:
     tail = (result.stderr.strip().splitlines() or ["no output"])[-1][:200]
-    return "fail", f"the probe did not report (rc={result.returncode}): {tail}"
+    return "fail", f"{NO_REPORT} (rc={result.returncode}): {tail}"
 
 
 # ---------------------------------------------------------------------------- properties
