@@ -237,6 +237,16 @@ def test_hostile_kernels_end_with_verdicts(backend, tmp_path, monkeypatch):
     # Defence in depth: with the static layer on, these never run. Off, the sandbox alone
     # has to hold them.
     monkeypatch.setattr(execute, "static_findings", lambda source, job: [])
+    # This run's id, to count only its own containers: others may run on the same daemon.
+    run_ids: set[str] = set()
+    run_candidate = execute._run_candidate
+
+    def recording(*args, **kwargs):
+        run_ids.update(a.run_id for a in (*args, *kwargs.values())
+                       if isinstance(a, execute.JobContext))
+        return run_candidate(*args, **kwargs)
+
+    monkeypatch.setattr(execute, "_run_candidate", recording)
     tasks = list(CONTAINED)
     if backend == "process" and IS_ROOT:
         # Not run: root is exempt from RLIMIT_NPROC, so on the process backend the fork bomb
@@ -278,9 +288,10 @@ def test_hostile_kernels_end_with_verdicts(backend, tmp_path, monkeypatch):
     if backend == "docker":
         import docker
 
+        [run_id] = run_ids
         client = docker.from_env()
         try:
-            assert not client.containers.list(all=True, filters={"label": "kgb.run"})
+            assert not client.containers.list(all=True, filters={"label": f"kgb.run={run_id}"})
         finally:
             client.close()
 
@@ -448,12 +459,18 @@ def test_cli_check_exit_codes(kgb, monkeypatch):
 
 # ------------------------------------------------------------------------------ interruption
 
-def _left_behind(backend: str, out: Path) -> list[str]:
+def _left_behind(backend: str, out: Path, kgb_pid: int) -> list[str]:
+    """What is left of the run of the kgb process `kgb_pid`: only its own containers (labelled
+    with it as their owner) or processes (naming its output folder), never another run's."""
     if backend == "docker":
         import docker
 
+        owner = f"kgb.owner={socket.gethostname()}:{kgb_pid}"
         client = docker.from_env()
-        return [c.name for c in client.containers.list(all=True, filters={"label": "kgb.run"})]
+        try:
+            return [c.name for c in client.containers.list(all=True, filters={"label": owner})]
+        finally:
+            client.close()
     alive = []
     for proc in psutil.process_iter(["cmdline", "status"]):
         if str(out) in " ".join(proc.info["cmdline"] or []) and \
@@ -478,7 +495,7 @@ def test_sigterm_tears_down_the_job_in_flight_and_keeps_the_finished_ones(backen
         if "verify [1/2]" in line:
             break
     time.sleep(4)  # the hanging sum_rows kernel is now running in its worker
-    assert _left_behind(backend, out), "the second job's worker should be running"
+    assert _left_behind(backend, out, proc.pid), "the second job's worker should be running"
     proc.send_signal(signal.SIGTERM)
     rest = proc.stderr.read()
     assert proc.wait(timeout=60) == 130, rest
@@ -486,7 +503,7 @@ def test_sigterm_tears_down_the_job_in_flight_and_keeps_the_finished_ones(backen
     report = json.loads((out / "report.json").read_text())
     assert report["complete"] is False
     assert [(j["task"], j["verdict"]) for j in report["jobs"]] == [("math.addcmul", "incorrect")]
-    assert _left_behind(backend, out) == []
+    assert _left_behind(backend, out, proc.pid) == []
 
 
 def test_sigterm_with_two_jobs_at_once_cancels_both_slots(tmp_path):
@@ -502,7 +519,7 @@ def test_sigterm_with_two_jobs_at_once_cancels_both_slots(tmp_path):
         if "verify [2/3]" in line:
             break
     time.sleep(2)
-    assert _left_behind("process", out), "the hanging job's worker should be running"
+    assert _left_behind("process", out, proc.pid), "the hanging job's worker should be running"
     proc.send_signal(signal.SIGTERM)
     rest = proc.stderr.read()
     assert proc.wait(timeout=60) == 130, rest
@@ -510,7 +527,7 @@ def test_sigterm_with_two_jobs_at_once_cancels_both_slots(tmp_path):
     assert report["complete"] is False
     assert [(j["task"], j["verdict"]) for j in report["jobs"]] == [
         ("math.addcmul", "incorrect"), ("activation.gelu_tanh", "crashed")]
-    assert _left_behind("process", out) == []
+    assert _left_behind("process", out, proc.pid) == []
     assert not (out / "jobs" / "reduce.sum_rows" / "verdict.json").exists()
 
 
