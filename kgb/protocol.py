@@ -46,6 +46,7 @@ LIBDEVICE_FIX = "libdevice-via-torch"
 BOOL_OPS_FIX = "bool-ops-elementwise"
 LOOP_VARS_FIX = "loop-vars-tensors"
 GDC_FIX = "gdc-no-op"
+FP8_CAST_FIX = "fp8-casts-via-torch"
 LIMITATIONS_NAMED = "limitations-named"
 
 RESULT_MAX_BYTES = 16 << 20

@@ -247,3 +247,56 @@ def test_a_named_limitation_is_not_checkable_and_the_job_is_never_passed():
                      InterpreterLimits(frozenset()))
     assert verdict.verdict == "unverified" and "tgamma" in verdict.message
     assert verdict.cases[0].status == "not_checkable"
+
+
+FP8_PROGRAM = textwrap.dedent('''
+    import sys
+    import torch, triton, triton.language as tl
+    if sys.argv[1] == "fix":
+        from kgb.worker.interpreter_fixes import apply
+        assert "fp8-casts-via-torch" in apply()
+
+    @triton.jit
+    def cast(x_ptr, e4_ptr, e5_ptr, back_ptr, n, BLOCK: tl.constexpr):
+        offs = tl.arange(0, BLOCK)
+        mask = offs < n
+        x = tl.load(x_ptr + offs, mask=mask)
+        e4 = x.to(tl.float8e4nv)
+        tl.store(e4_ptr + offs, e4, mask=mask)
+        tl.store(e5_ptr + offs, x.to(tl.float8e5), mask=mask)
+        tl.store(back_ptr + offs, e4.to(tl.float32), mask=mask)
+
+    # a tie (1.0625 -> 1.0 in e4m3), an e4m3 subnormal, values past 448 and 57344 (the GPU's
+    # cvt.rn.satfinite saturates them), NaN
+    x = torch.tensor([1.0625, 1.1875, 0.001, -3.3, 460.0, -1000.0, 6.0e4, 1.0e6, float("nan")])
+    n = x.numel()
+    e4 = torch.empty(n, dtype=torch.float8_e4m3fn)
+    e5 = torch.empty(n, dtype=torch.float8_e5m2)
+    back = torch.empty(n)
+    cast[(1,)](x, e4, e5, back, n, BLOCK=16)
+    sat4 = torch.where(x.isnan(), x, x.clamp(-448.0, 448.0)).to(torch.float8_e4m3fn)
+    sat5 = torch.where(x.isnan(), x, x.clamp(-57344.0, 57344.0)).to(torch.float8_e5m2)
+    same = lambda a, b: torch.equal(a.view(torch.uint8), b.view(torch.uint8))
+    print(same(e4, sat4) and same(e5, sat5) and
+          torch.equal(back.nan_to_num(), sat4.float().nan_to_num()))
+''')
+
+
+def test_fp8_casts_round_to_nearest_even_and_saturate_as_on_the_gpu():
+    """The interpreter's own fp8 conversion rounds ties away from zero, flushes subnormals and
+    wraps 460 to 256 in e4m3; with the fix each cast equals torch's round-to-nearest-even of
+    the value clamped to the largest finite one (cvt.rn.satfinite)."""
+    assert run("nofix", FP8_PROGRAM) == "False"
+    assert run("fix", FP8_PROGRAM) == "True"
+
+
+def test_fp8_kernels_are_not_checkable_without_the_fp8_repair():
+    from kgb.protocol import FP8_CAST_FIX
+    from kgb.runner.interpreter import FP8, InterpreterLimits, scan
+
+    source = ("import triton\nimport triton.language as tl\n\n@triton.jit\n"
+              "def k(x, y):\n    tl.store(y, tl.load(x).to(tl.float8e4nv))\n")
+    assert FP8 in scan(source)
+    assert InterpreterLimits(frozenset({FP8})).not_checkable("float32") is not None
+    assert InterpreterLimits(frozenset({FP8}), frozenset({FP8_CAST_FIX})).not_checkable(
+        "float32") is None

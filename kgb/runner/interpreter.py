@@ -11,12 +11,13 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from kgb.protocol import BF16_DOT_FIX, BOOL_OPS_FIX, LIBDEVICE_FIX
+from kgb.protocol import BF16_DOT_FIX, BOOL_OPS_FIX, FP8_CAST_FIX, LIBDEVICE_FIX
 
 LIBDEVICE = "libdevice"  # libdevice calls return None in the interpreter
 BF16_DOT = "bf16-dot"  # tl.dot on bfloat16 operands returns garbage (unless repaired)
 BOOL_OPS = "bool-ops"  # Python and/or/not on block tensors may evaluate differently
 AUTOTUNE = "autotune"  # multi-config autotune cannot benchmark: kgb keeps the first config
+FP8 = "fp8"  # float8 casts: the interpreter's own bit arithmetic rounds and saturates wrongly
 
 
 
@@ -26,6 +27,8 @@ EXPLANATIONS = {
     BOOL_OPS: "uses Python and/or/not inside a Triton kernel, which the CPU interpreter may "
               "evaluate differently from compiled Triton",
     AUTOTUNE: "autotuned: the CPU interpreter ran the first config only",
+    FP8: "uses float8 types, whose casts the CPU interpreter of this Triton rounds and "
+         "saturates differently from the GPU (and kgb's repair was not applied)",
 }
 
 
@@ -38,6 +41,8 @@ class InterpreterLimits:
         """Why a case cannot be judged on the interpreter whatever it returned."""
         if BF16_DOT in self.features and dtype == "bfloat16" and BF16_DOT_FIX not in self.fixes:
             return EXPLANATIONS[BF16_DOT]
+        if FP8 in self.features and FP8_CAST_FIX not in self.fixes:
+            return EXPLANATIONS[FP8]
         return None
 
     def excuse_failure(self, kind: str) -> str | None:
@@ -68,12 +73,16 @@ class _FileScanner(cst.CSTVisitor):
         self.features: set[str] = set()
 
     def visit_Name(self, node: cst.Name) -> None:
-        if node.value == LIBDEVICE:
-            self.features.add(LIBDEVICE)
+        self._name(node.value)
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
-        if node.attr.value == LIBDEVICE:
+        self._name(node.attr.value)
+
+    def _name(self, name: str) -> None:
+        if name == LIBDEVICE:
             self.features.add(LIBDEVICE)
+        if "float8" in name or name.startswith("fp8"):
+            self.features.add(FP8)
 
     def visit_Call(self, node: cst.Call) -> None:
         if _dotted(node.func).split(".")[-1] == "dot":

@@ -22,6 +22,10 @@ a plain bug with a one-line cause (shared/cpu-interpreter.md):
   (int64 when a bound is) scalar tensors, so `i.to(tl.int64)` is common in real kernels; the
   interpreter hands out Python ints, which have no `.to`. Fix: yield scalar tensors of the
   compiled type (`tl.static_range` keeps Python ints, as compiled).
+- Casts to and from float8 e4m3 (`tl.float8e4nv`) and e5m2 (`tl.float8e5`): the interpreter's
+  bit arithmetic rounds ties away from zero, flushes subnormals and wraps values past the largest
+  finite one (500 -> 256 in e4m3). Fix: convert through torch's float8 dtypes, rounding to nearest
+  even and saturating to the largest finite value as the GPU's `cvt.rn.satfinite` does.
 - What the interpreter cannot do at all — compiled kernels from `kernel.warmup(...)`, the GPU
   driver (device properties, streams) — raises InterpreterLimitation with the reason, so the
   case is not checkable on the CPU for that reason alone.
@@ -41,6 +45,7 @@ from kgb.protocol import (
     BF16_ROUNDING_FIX,
     BOOL_OPS_FIX,
     FLOAT_ARGS_FIX,
+    FP8_CAST_FIX,
     GDC_FIX,
     LIBDEVICE_FIX,
     LIMITATIONS_NAMED,
@@ -107,7 +112,7 @@ def apply() -> tuple[str, ...]:
     builder.cast_impl = cast_impl
     it._implicit_cvt = implicit_cvt
     return (BF16_DOT_FIX, BF16_ROUNDING_FIX, FLOAT_ARGS_FIX, *_apply_bf16_arithmetic(it),
-            *_apply_libdevice(it), *_apply_grid_dependency_control(it),
+            *_apply_libdevice(it), *_apply_fp8_casts(it), *_apply_grid_dependency_control(it),
             *_apply_kernel_syntax(it), *_apply_named_limitations(it))
 
 
@@ -199,6 +204,52 @@ def _apply_bf16_arithmetic(it: Any) -> tuple[str, ...]:
     reduce_ops.min_max, reduce_ops.sum = min_max, reduce_sum
     scan_ops.cumsum, scan_ops.cumprod = scan(original_cumsum), scan(original_cumprod)
     return (BF16_ARITHMETIC_FIX,)
+
+
+def _apply_fp8_casts(it: Any) -> tuple[str, ...]:
+    import numpy as np
+    import torch
+    import triton.language as tl
+
+    builder = it.InterpreterBuilder
+    if not hasattr(builder, "create_fp_to_fp") or not hasattr(torch, "float8_e4m3fn"):
+        return ()
+    original = builder.create_fp_to_fp
+    fp8 = {tl.float8e4nv: torch.float8_e4m3fn, tl.float8e5: torch.float8_e5m2}
+    wide = {tl.float32: torch.float32, tl.float16: torch.float16, tl.bfloat16: torch.bfloat16}
+
+    def to_torch(handle):  # the interpreter's bits -> a torch tensor of the same values
+        scalar = handle.dtype.scalar
+        data = np.ascontiguousarray(handle.data)
+        if scalar in fp8:
+            return torch.from_numpy(data.view(np.uint8)).view(fp8[scalar])
+        if scalar == tl.bfloat16:
+            return torch.from_numpy(data.view(np.int16)).view(torch.bfloat16)
+        return torch.from_numpy(data)
+
+    def from_torch(values, scalar):
+        if scalar in fp8:
+            return values.view(torch.uint8).numpy()
+        if scalar == tl.bfloat16:
+            return values.view(torch.int16).numpy().view(np.uint16)
+        return values.numpy()
+
+    def create_fp_to_fp(self, src, dst_type, rounding_mode):
+        source, target = src.dtype.scalar, dst_type.scalar
+        rtne = rounding_mode is None or rounding_mode == it._ir.ROUNDING_MODE.RTNE
+        if not ((source in fp8 and target in wide) or (source in wide and target in fp8 and rtne)):
+            return original(self, src, dst_type, rounding_mode)
+        values = to_torch(src).float()
+        if target in fp8:  # satfinite: clamp to the largest finite value, NaN stays NaN
+            big = torch.finfo(fp8[target]).max
+            values = torch.where(values.isnan(), values, values.clamp(-big, big))
+            out = values.to(fp8[target])
+        else:
+            out = values.to(wide[target])
+        return it.TensorHandle(from_torch(out.contiguous(), target), target)
+
+    builder.create_fp_to_fp = create_fp_to_fp
+    return (FP8_CAST_FIX,)
 
 
 def _apply_libdevice(it: Any) -> tuple[str, ...]:
