@@ -3,7 +3,11 @@
 A float output passes when NaN/±Inf positions match exactly, every finite element is within
 atol + rtol·|ref| (allclose), AND the relative L2 error ‖out−ref‖/‖ref‖ is within rel_l2 — the
 second test is what stops an all-zero answer from passing a task whose outputs are tiny
-(threat 6). Integer outputs may differ by at most int_atol.
+(threat 6). Integer outputs may differ by at most int_atol. A float8 output is compared in units
+in the last place of its format: at most int_atol ulps from the reference (a quantizer's tie
+flipped by another float32 rounding of x / scale), NaN positions exact, and its relative L2 error
+within rel_l2 (a kernel that truncates instead of rounding is off by one ulp at half the
+elements).
 
 Where a float output misses only those bounds, it is judged once more against a float64
 truth (the reference run on the inputs upcast, kgb.judge.truth), with honest float32 results as
@@ -205,6 +209,8 @@ def _compare_one(out: torch.Tensor, ref: torch.Tensor, tol: Tolerance, exact: bo
     flat_out, flat_ref = out.reshape(-1), ref.reshape(-1)
     if not ref.is_floating_point():
         return _compare_integers(out, ref, flat_out, flat_ref, tol, chunk)
+    if ref.element_size() == 1:  # float8: steps of its own grid, not atol/rtol
+        return _compare_float8(out, ref, flat_out, flat_ref, tol, chunk)
     nonfinite = {name: _Count() for name in ("NaN", "+Inf", "-Inf")}
     outside, finite_n = _Count(), 0
     max_abs, err_sq, ref_sq = 0.0, 0.0, 0.0
@@ -274,6 +280,42 @@ def _compare_integers(out: torch.Tensor, ref: torch.Tensor, flat_out: torch.Tens
         return Comparison(False, float(max_abs), rel_l2,
                           f"relative L2 error {rel_l2:.3g} above {tol.rel_l2:g}")
     return Comparison(True, float(max_abs), rel_l2)
+
+
+def _ulp_key(bits: torch.Tensor) -> torch.Tensor:
+    """Sign-magnitude float8 bits as integers in value order, both zeros 0: adjacent values of
+    the format are adjacent integers (e4m3fn and e5m2 alike)."""
+    b = bits.to(torch.int64)
+    return torch.where(b >= 128, 128 - b, b)
+
+
+def _compare_float8(out: torch.Tensor, ref: torch.Tensor, flat_out: torch.Tensor,
+                    flat_ref: torch.Tensor, tol: Tolerance, chunk: int) -> Comparison:
+    nan, wrong, max_ulps, err_sq, ref_sq = _Count(), _Count(), 0, 0.0, 0.0
+    for lo, hi in _slices(flat_ref.numel(), chunk):
+        o, r = flat_out[lo:hi], flat_ref[lo:hi]
+        o_nan, r_nan = o.float().isnan(), r.float().isnan()
+        nan.add(o_nan != r_nan, lo)
+        ulps = torch.where(o_nan | r_nan, 0, (_ulp_key(o.view(torch.uint8))
+                                             - _ulp_key(r.view(torch.uint8))).abs())
+        max_ulps = max(max_ulps, int(ulps.max()))
+        wrong.add(ulps > tol.int_atol, lo)
+        finite = torch.isfinite(r.double()) & torch.isfinite(o.double())
+        err_sq += float(torch.where(finite, o.double() - r.double(), 0.0).square().sum())
+        ref_sq += float(torch.where(finite, r.double(), 0.0).square().sum())
+    if nan.n:
+        return Comparison(False, math.inf, math.inf, f"NaN positions differ in {nan.n} "
+                          f"element(s){_difference_at(nan.first, out, ref)}")
+    rel_l2 = _ratio(err_sq, ref_sq)
+    if wrong.n:
+        return Comparison(False, None, rel_l2,
+                          f"{wrong.n} of {ref.numel()} float8 elements more than "
+                          f"{tol.int_atol} ulp(s) from the reference (max {max_ulps})"
+                          f"{_difference_at(wrong.first, out, ref)}")
+    if rel_l2 > tol.rel_l2:
+        return Comparison(False, None, rel_l2,
+                          f"relative L2 error {rel_l2:.3g} above {tol.rel_l2:g}")
+    return Comparison(True, None, rel_l2)
 
 
 def _difference_at(index: int | None, out: torch.Tensor, ref: torch.Tensor) -> str:
