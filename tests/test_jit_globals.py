@@ -110,3 +110,123 @@ def test_what_the_compiler_refuses_is_a_compile_error_at_the_kernels_line(fixtur
     assert f"line {line}" in kept, kept
     assert job["traceback"] == kept  # in report.json too
     assert "kernel file's frames only" in kept and "site-packages" not in kept
+
+
+# -- kgb's rule is the installed Triton's: every kind of global, against the real compiler ------
+
+KINDS = FIXTURES / "global_kinds.py"
+
+_COMPILE_EACH = """
+import importlib.util, json, sys
+import triton
+from triton.backends.compiler import GPUTarget
+from triton.compiler import ASTSource
+spec = importlib.util.spec_from_file_location("kernel_under_test", sys.argv[1])
+module = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(module)
+compiled = {}
+for name, kernel in vars(module).items():
+    if name.startswith("k_"):
+        try:
+            triton.compile(ASTSource(kernel, {"out_ptr": "*fp32"}, constexprs={}),
+                           target=GPUTarget("cuda", 90, 32))
+            compiled[name[2:]] = True
+        except Exception:
+            compiled[name[2:]] = False
+print(json.dumps(compiled))
+"""
+
+_PREDICT = """
+import importlib.util, json, sys
+from kgb.worker.interpreter_fixes import apply, bind_builtin_aliases
+from kgb.worker.jit_globals import non_constexpr_globals
+apply()
+spec = importlib.util.spec_from_file_location("kernel_under_test", sys.argv[1])
+module = importlib.util.module_from_spec(spec)
+sys.modules[spec.name] = module
+spec.loader.exec_module(module)
+bind_builtin_aliases(module)
+uses = non_constexpr_globals(module)
+kernels = [name[2:] for name in vars(module) if name.startswith("k_")]
+print(json.dumps({k: not any(u.kernel == "k_" + k for u in uses) for k in kernels}))
+"""
+
+
+def _in_python(program: str, interpret: bool, path: Path = KINDS) -> dict[str, bool]:
+    """Each compile (or prediction) in a fresh process: with TRITON_INTERPRET set, @triton.jit
+    builds interpreter functions, without it the compiler's."""
+    import os
+    import subprocess
+
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    env.update({"PYTHONPATH": str(ROOT), "TRITON_DEFAULT_FP_FUSION": "1"})
+    if interpret:
+        env["TRITON_INTERPRET"] = "1"
+    done = subprocess.run([sys.executable, "-c", program, str(path)], capture_output=True,
+                          text=True, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+@pytest.fixture(scope="module")
+def compiled_for_sm90() -> dict[str, bool]:
+    return _in_python(_COMPILE_EACH, interpret=False)
+
+
+def test_the_cpu_predicts_the_compilers_verdict_on_every_kind_of_global(compiled_for_sm90):
+    predicted = _in_python(_PREDICT, interpret=True)
+    assert predicted == compiled_for_sm90
+    # the kinds the issue names, spelt out: what Triton 3.x accepts and refuses
+    accepted = {k for k, ok in compiled_for_sm90.items() if ok}
+    assert {"tle", "Consts", "INT_CONSTEXPR", "NONE", "DTYPE", "JIT", "MODULE"} <= accepted
+    assert not {"PAIR_INSTANCE", "CONSTS_INSTANCE", "PLAIN_INT", "PLAIN_FLOAT", "PYFUNC",
+                "DICT", "LIST", "TUPLE", "TENSOR", "PlainClass"} & accepted
+
+
+def test_a_namedtuple_namespace_of_jit_helpers_passes_on_the_cpu_as_it_compiles(tmp_path):
+    """FlagGems' `tle` (a NamedTuple class of jit helpers) compiles for sm_90 (checked here
+    with the real compiler), so the CPU must pass it: it once ended compile_error there."""
+    path = FIXTURES / "addcmul_flaggems_namespace.py"
+    assert non_constexpr_globals(_load(path)) == []
+    sub = write_submission(tmp_path / "sub", {"math.addcmul": path.read_text()})
+    done = run_kgb("verify", sub, "--device", "cpu", "--sandbox", "process", "--only",
+                   "math.addcmul", "--json", "--out", tmp_path / "out")
+    assert done.returncode == 0, done.stderr
+    [job] = json.loads((tmp_path / "out" / "report.json").read_text())["jobs"]
+    assert job["verdict"] == "passed", job["message"]
+
+
+def test_a_helper_in_a_namespace_class_reading_a_plain_global_is_a_compile_error():
+    """Kernels kept in a class used as a namespace are looked at too: the compiler refuses
+    this one (tests/test_jit_globals.py compiles it), so the CPU predicts it."""
+    path = FIXTURES / "addcmul_namespace_plain_global.py"
+    [use] = non_constexpr_globals(_load(path))
+    assert (use.kernel, use.name, use.line) == ("fma_half", "HALF", _line_of(path, "+ HALF *"))
+
+
+def test_both_namespace_fixtures_meet_the_real_compiler():
+    program = _COMPILE_EACH.replace('if name.startswith("k_")', 'if name == "_addcmul_kernel"')
+    program = program.replace('{"out_ptr": "*fp32"}, constexprs={}',
+                              '{"x_ptr": "*fp32", "t1_ptr": "*fp32", "t2_ptr": "*fp32", '
+                              '"out_ptr": "*fp32", "n_elements": "i32", "BLOCK": "constexpr"}, '
+                              'constexprs={"BLOCK": 1024}')
+    program = program.replace("compiled[name[2:]]", "compiled[name]")
+    results = {fixture: _in_python(program, interpret=False, path=FIXTURES / fixture)
+               for fixture in ("addcmul_flaggems_namespace.py",
+                               "addcmul_namespace_plain_global.py")}
+    assert results == {"addcmul_flaggems_namespace.py": {"_addcmul_kernel": True},
+                       "addcmul_namespace_plain_global.py": {"_addcmul_kernel": False}}
+
+
+def test_without_tritons_own_lookup_every_global_is_refused(monkeypatch):
+    """Fail closed: if the installed Triton no longer has the global lookup kgb runs, kgb
+    predicts a refusal rather than guessing with a copy of an old rule."""
+    import triton.language as tl
+    from triton.compiler.code_generator import CodeGenerator
+
+    from kgb.worker import jit_globals
+
+    assert jit_globals._allowed("X", tl.constexpr(1))  # the installed Triton's lookup is found
+    assert not jit_globals._allowed("X", 1)
+    monkeypatch.delattr(CodeGenerator, "_define_name_lookup")
+    assert not jit_globals._allowed("X", tl.constexpr(1))

@@ -1,8 +1,9 @@
 """A compile error the CPU interpreter hides: a @triton.jit function reading a plain global.
 
 Compiled Triton lets a kernel read only globals that are constexpr (`X = tl.constexpr(1.0)`),
-modules, other Triton functions, Triton builtins and dtypes; anything else (`EPS = 1e-6`, a
-plain Python function) is a NameError at compile time. The interpreter runs the body as Python
+modules, other Triton functions, Triton builtins, dtypes and NamedTuple classes; anything else
+(`EPS = 1e-6`, a plain Python function, a namedtuple instance) is refused at compile time. The
+rule is the installed Triton's own code, never a copy (see `_allowed`). The interpreter runs the body as Python
 and accepts it, so without this check such a kernel passes on the CPU and fails on every GPU
 (seen on the H200 with a gelu kernel). Run in the candidate worker after import, on the
 candidate's own module, only under the interpreter; it reads values and never calls anything."""
@@ -12,6 +13,7 @@ from __future__ import annotations
 import ast
 import inspect
 import textwrap
+from collections.abc import Callable
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
@@ -35,7 +37,7 @@ class GlobalUse:
 
 def non_constexpr_globals(module: ModuleType) -> list[GlobalUse]:
     uses: list[GlobalUse] = []
-    for value in list(vars(module).values()):
+    for value in _module_values(module):
         fn = _jit_python_function(value)
         if fn is None or fn.__module__ != module.__name__:
             continue
@@ -50,9 +52,19 @@ def non_constexpr_globals(module: ModuleType) -> list[GlobalUse]:
             continue
         for name, line in _free_loads(func):
             value = fn.__globals__.get(name, _ABSENT)
-            if value is not _ABSENT and not _allowed(value):
+            if value is not _ABSENT and not _allowed(name, value):
                 uses.append(GlobalUse(fn.__name__, name, first + line - 1, callable(value)))
     return sorted(set(uses), key=lambda u: (u.line, u.name))
+
+
+def _module_values(module: ModuleType) -> list[Any]:
+    """The module's globals and the attributes of the classes it defines: jit helpers kept in
+    a class used as a namespace (FlagGems' NamedTuple `tle`) are kernels too."""
+    values = list(vars(module).values())
+    for value in list(values):
+        if isinstance(value, type) and value.__module__ == module.__name__:
+            values.extend(vars(value).values())
+    return values
 
 
 def _jit_python_function(value: Any):
@@ -90,18 +102,58 @@ def _defined_names(node: ast.AST) -> set[str]:
     return {name} if isinstance(name, str) else set()
 
 
-def _allowed(value: Any) -> bool:
-    """Triton's own rule (code_generator's global lookup), for values the worker can see."""
-    import triton.language as tl
-    from triton.runtime.jit import KernelInterface
+def _allowed(name: str, value: Any) -> bool:
+    """Whether compiled Triton lets a kernel read `value` as the global `name`: the installed
+    Triton's own global lookup (CodeGenerator._define_name_lookup) decides, run on a stand-in
+    for its code generator, so the rule cannot drift from a copy of it (it did: a copy accepted
+    namedtuple instances, which Triton refuses, and refused the NamedTuple classes FlagGems
+    uses as namespaces, which Triton accepts). Where this Triton's lookup cannot be found or
+    fails, the global is refused (fail closed: the test suite pins the lookup's shape)."""
+    lookup = _triton_global_lookup({name: _as_compiled(value)})
+    if lookup is None:
+        return False
+    try:
+        lookup(name)
+    except Exception:  # NameError is the refusal; anything else is not an acceptance either
+        return False
+    return True
+
+
+def _triton_global_lookup(gscope: dict[str, Any]) -> Callable[[str], Any] | None:
+    try:
+        from triton.compiler.code_generator import CodeGenerator
+    except ImportError:
+        return None
+    define = getattr(CodeGenerator, "_define_name_lookup", None)
+    is_constexpr_global = getattr(CodeGenerator, "_is_constexpr_global", None)
+    builtins = getattr(CodeGenerator, "builtin_namespace", None)
+    if not (callable(define) and callable(is_constexpr_global) and isinstance(builtins, dict)):
+        return None
+
+    class _Scope:  # the attributes the lookup reads from its code generator, and no others
+        def __init__(self) -> None:
+            self.gscope, self.lscope, self.builtin_namespace = gscope, {}, builtins
+            self.visiting_arg_default_value = False  # a kernel's body, not a default
+
+        def _is_constexpr_global(self, name: str) -> bool:
+            return bool(is_constexpr_global(self, name))
 
     try:
-        from triton.runtime.jit import JITCallable
-    except ImportError:  # older Triton
-        JITCallable = KernelInterface
-    module = getattr(value, "__module__", "") or ""
-    return (isinstance(value, (ModuleType, JITCallable, KernelInterface, tl.dtype, tl.constexpr))
-            or getattr(value, "__triton_builtin__", False)
-            or getattr(value, "__triton_aggregate__", False)
-            or module.startswith(("triton.language", "triton.experimental.gluon.language"))
-            or (isinstance(value, tuple) and hasattr(value, "_fields")))  # namedtuple
+        lookup = define(_Scope())
+    except Exception:
+        return None
+    return lookup if callable(lookup) else None
+
+
+def _as_compiled(value: Any) -> Any:
+    """What `value` is when Triton compiles: under the interpreter @triton.jit builds an
+    InterpretedFunction where the compiler gets a JITFunction (an empty one stands in: the
+    lookup only asks its type)."""
+    try:
+        from triton.runtime.interpreter import InterpretedFunction
+        from triton.runtime.jit import JITFunction
+    except ImportError:
+        return value
+    if isinstance(value, InterpretedFunction):
+        return object.__new__(JITFunction)
+    return value
