@@ -3,9 +3,9 @@
 Compiled Triton lets a kernel read only globals that are constexpr (`X = tl.constexpr(1.0)`),
 modules, other Triton functions, Triton builtins, dtypes and NamedTuple classes; anything else
 (`EPS = 1e-6`, a plain Python function, a namedtuple instance) is refused at compile time. The
-rule is the installed Triton's own code, never a copy (see `_allowed`). The interpreter runs the body as Python
-and accepts it, so without this check such a kernel passes on the CPU and fails on every GPU
-(seen on the H200 with a gelu kernel). Run in the candidate worker after import, on the
+rule is the installed Triton's own code, never a copy (see `_allowed`). The interpreter runs
+the body as Python and accepts it, so without this check such a kernel passes on the CPU and
+fails on every GPU (seen on the H200 with a gelu kernel). Run in the candidate worker after import, on the
 candidate's own module, only under the interpreter; it reads values and never calls anything."""
 
 from __future__ import annotations
@@ -124,15 +124,16 @@ def _triton_global_lookup(gscope: dict[str, Any]) -> Callable[[str], Any] | None
         from triton.compiler.code_generator import CodeGenerator
     except ImportError:
         return None
-    define = getattr(CodeGenerator, "_define_name_lookup", None)
-    is_constexpr_global = getattr(CodeGenerator, "_is_constexpr_global", None)
+    define: Any = getattr(CodeGenerator, "_define_name_lookup", None)
+    is_constexpr_global: Any = getattr(CodeGenerator, "_is_constexpr_global", None)
     builtins = getattr(CodeGenerator, "builtin_namespace", None)
     if not (callable(define) and callable(is_constexpr_global) and isinstance(builtins, dict)):
         return None
 
     class _Scope:  # the attributes the lookup reads from its code generator, and no others
         def __init__(self) -> None:
-            self.gscope, self.lscope, self.builtin_namespace = gscope, {}, builtins
+            self.gscope, self.builtin_namespace = gscope, builtins
+            self.lscope: dict[str, Any] = {}
             self.visiting_arg_default_value = False  # a kernel's body, not a default
 
         def _is_constexpr_global(self, name: str) -> bool:
