@@ -5,8 +5,9 @@ modules, other Triton functions, Triton builtins, dtypes and NamedTuple classes;
 (`EPS = 1e-6`, a plain Python function, a namedtuple instance) is refused at compile time. The
 rule is the installed Triton's own code, never a copy (see `_allowed`). The interpreter runs
 the body as Python and accepts it, so without this check such a kernel passes on the CPU and
-fails on every GPU (seen on the H200 with a gelu kernel). Run in the candidate worker after import, on the
-candidate's own module, only under the interpreter; it reads values and never calls anything."""
+fails on every GPU (seen on the H200 with a gelu kernel). Run in the candidate worker after
+import, on the candidate's own module, only under the interpreter; it reads values and never
+calls anything of the candidate's."""
 
 from __future__ import annotations
 
