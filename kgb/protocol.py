@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import functools
 import json
 import math
 import types
@@ -143,6 +144,13 @@ class CallSpec:
     seed_value: int | None = None  # RESEED: the value put in the task's seed argument
 
 
+# How a case's strided inputs are stored (kgb.tasks.casegen gives inputs these layouts).
+CONTIGUOUS = "contiguous"
+PADDED = "padded"  # rows longer than the tensor's last dimension: the padding holds NaN
+TRANSPOSED = "transposed"  # the last two dimensions stored in column-major order
+LAYOUTS = (CONTIGUOUS, PADDED, TRANSPOSED)
+
+
 @dataclass(frozen=True)
 class CaseSpec:
     id: str
@@ -164,7 +172,7 @@ class CaseSpec:
     def timeable(self) -> bool:
         """Timed on a GPU when its primary call returns tensors: standard inputs in the
         contiguous layout (outliers and strided layouts are checked, not timed)."""
-        return self.skip is None and self.mode == "standard" and self.layout == "contiguous"
+        return self.skip is None and self.mode == "standard" and self.layout == CONTIGUOUS
 
     @property
     def profiled_call(self) -> int:
@@ -223,6 +231,7 @@ class CallRecord:
     aliases: tuple[tuple[int, int], ...] = ()  # (output, input) pairs sharing storage
     launches: int = 0  # launches of the file's own Triton kernels
     torch_ops: tuple[str, ...] = ()  # aten ops outside allocation/view/copy/fill
+    copy_ops: tuple[str, ...] = ()  # glue ops that copied tensor data (judged by the task's glue)
     kernels: tuple[str, ...] = ()  # GPU kernels the profiler saw (CaseSpec.profiled_call, GPU)
     late_write: bool = False  # the outputs changed after the call returned and synchronized
     wall_s: float | None = None
@@ -395,6 +404,9 @@ class ExecRecord:
     output_used: int | None = None
     output_cap: int | None = None
     output_free: int | None = None
+    # The worker's start-up (Python, torch, Triton, the device) until its candidate's import,
+    # on the supervisor's clock: drawn from the compile budget, never from the run time.
+    startup_s: float | None = None
 
 
 @dataclass(frozen=True)
@@ -459,6 +471,7 @@ class PlanRecord:
     timing: bool = True  # False: --timing off (GPU runs check correctness only)
     cuda_graph: bool = False  # --cuda-graph: timed calls are CUDA-graph replays
     code: CodeMetrics | None = None  # of the kernel file; None: no kernel, or unparsable
+    glue: str = "copies"  # the task's glue policy: "views" makes a host copy compute (D206)
 
 
 @dataclass(frozen=True)
@@ -624,8 +637,17 @@ def read(cls: type[T], path: Path, cap: int) -> T:
     return loads(cls, text, path.name)
 
 
+@functools.cache
 def _hints(cls: type) -> dict[str, Any]:
+    """A message class's resolved field types, once per class: `get_type_hints` evaluates every
+    string annotation anew, which made reading a run's files quadratic in practice (seconds
+    for a suite's plans)."""
     return typing.get_type_hints(cls)
+
+
+@functools.cache
+def _fields(cls: type) -> dict[str, dataclasses.Field]:
+    return {f.name: f for f in dataclasses.fields(cls)}
 
 
 def _coerce(value: Any, hint: Any, where: str) -> Any:
@@ -646,7 +668,7 @@ def _coerce(value: Any, hint: Any, where: str) -> Any:
     if isinstance(hint, type) and dataclasses.is_dataclass(hint):
         if not isinstance(value, dict):
             raise ProtocolError(f"{where}: expected an object, got {_kind(value)}")
-        fields = {f.name: f for f in dataclasses.fields(hint)}
+        fields = _fields(hint)
         unknown = sorted(set(value) - set(fields))
         if unknown:
             raise ProtocolError(f"{where}: unknown key {unknown[0][:60]!r}")

@@ -2,25 +2,38 @@
 
 from __future__ import annotations
 
+import importlib
+import importlib.metadata
 import platform
 import sys
 
 import kgb
 
 
-def collect(device: str, sandbox_description: dict) -> dict:
-    import torch
-    import triton
+def version(package: str) -> str:
+    """A package's version without importing it when it is not loaded yet (torch's import is
+    seconds of a CPU run that rejects its one kernel statically)."""
+    module = sys.modules.get(package)
+    if module is not None:
+        return str(module.__version__)
+    try:
+        return importlib.metadata.version(package)
+    except importlib.metadata.PackageNotFoundError:  # a source tree on sys.path
+        return str(importlib.import_module(package).__version__)
 
+
+def collect(device: str, sandbox_description: dict) -> dict:
     env = {
-        "kgb": kgb.__version__, "python": platform.python_version(), "torch": torch.__version__,
-        "triton": triton.__version__, "platform": platform.platform(), "device": device,
+        "kgb": kgb.__version__, "python": platform.python_version(), "torch": version("torch"),
+        "triton": version("triton"), "platform": platform.platform(), "device": device,
         "sandbox": sandbox_description,
     }
     if device == "cpu":
         env.update(device_name="CPU (Triton interpreter)", interpreter=True,
                    timings_meaningful=False)
     else:
+        import torch
+
         index = int(device.split(":")[1])
         props = torch.cuda.get_device_properties(index)
         env.update(device_name=props.name, interpreter=False, timings_meaningful=True,

@@ -30,9 +30,12 @@ class RunRecord:
     plan_digest: str
 
 
-def plan_digest(jobs: list[Job], device: str, sandbox: str, limits: Any) -> str:
+def plan_digest(jobs: list[Job], device: str, sandbox: str, limits: Any,
+                missing: list[str] | tuple[str, ...] = ()) -> str:
+    """`missing`: the ids of the report's rows without a kernel (nothing of them is read)."""
     h = hashlib.sha256(json.dumps({"device": device, "sandbox": sandbox,
-                                   "limits": asdict(limits)}, sort_keys=True).encode())
+                                   "limits": asdict(limits), "missing": list(missing)},
+                                  sort_keys=True).encode())
     for job in jobs:
         h.update(job.task.id.encode())
         for path in (job.task.folder / "task.toml", job.task.inputs_path,

@@ -5,9 +5,8 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 
-from kgb.protocol import CallKind, CallSpec
+from kgb.protocol import CONTIGUOUS, PADDED, TRANSPOSED, CallKind, CallSpec
 from kgb.submission import Kernel, Submission
-from kgb.tasks.casegen import CONTIGUOUS, PADDED, TRANSPOSED
 from kgb.tasks.model import Case, Task
 
 

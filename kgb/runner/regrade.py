@@ -13,6 +13,7 @@ from kgb.report.files import write_human_reports
 from kgb.report.json_report import build_report, cost_for, job_entry, read_report, write_report
 from kgb.runner.grade import grade
 from kgb.runner.journal import read_plan
+from kgb.runner.missing import missing_entry
 
 HEADER_KEYS = ("environment", "limits", "seed", "submission", "manifest")
 
@@ -24,6 +25,11 @@ def regrade(out_dir: Path) -> tuple[dict[str, Any], list[str]]:
     entries, changed = [], []
     for job in old["jobs"]:
         job_dir = out_dir / "jobs" / str(job.get("task"))
+        if job.get("verdict") == P.Verdict.MISSING.value and not job_dir.exists():
+            # A row without a kernel never had a folder (kgb.runner.missing): nothing to grade.
+            entries.append(missing_entry(str(job.get("task")), str(job.get("category")),
+                                         str(job.get("device"))))
+            continue
         try:
             plan = read_plan(job_dir)
             record = grade(job_dir, out_dir)

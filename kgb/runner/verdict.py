@@ -18,6 +18,7 @@ from __future__ import annotations
 from kgb import protocol as P
 from kgb.anticheat import runtime_rules as RR
 from kgb.anticheat.registry import Rule, get_rule
+from kgb.bench.channel import STAGE_MARK
 from kgb.protocol import CaseStatus as S
 from kgb.protocol import Verdict as V
 from kgb.runner.interpreter import InterpreterLimits
@@ -27,23 +28,35 @@ Result = P.WorkerResult | P.ProtocolError | None
 
 def timeout_message(plan: P.PlanRecord, progress: P.Progress | None,
                     execution: P.ExecRecord | None = None) -> str:
-    """Which budget ran out. The compile time is the supervisor's (its own clock) where it
-    timed one; the worker's progress file only says how far it got."""
-    budgets = f"{plan.timeout_s:g} s to run plus {plan.compile_budget_s:g} s to compile/autotune"
+    """Which budget ran out, and in which stage. Start-up and compile times are the
+    supervisor's (its own clock) where it timed them, and the stage is the last the worker
+    announced on the supervisor's channel (exec.json's marks, in step with the worker); the
+    worker's progress file only says how far it got."""
+    budgets = (f"{plan.timeout_s:g} s to run plus {plan.compile_budget_s:g} s to start up, "
+               f"compile and autotune")
     compile_s = execution.compile_s if execution is not None else None
     if compile_s is None and progress is not None:
         compile_s = progress.compile_s
     if compile_s is None:
         return f"the job ran past its time limits ({budgets}) before reporting progress"
-    compiling = compile_s >= plan.compile_budget_s - 0.5
-    spent = "compile/autotune" if compiling else "run-time"
-    done = (f", {progress.cases_done} case(s) done, stage {P.cut(progress.stage, 20)}"
-            if progress is not None else "")
+    startup_s = execution.startup_s if execution is not None else None
+    compiling = compile_s + (startup_s or 0.0) >= plan.compile_budget_s - 0.5
+    spent = "start-up/compile/autotune" if compiling else "run-time"
+    marks = [m.label[len(STAGE_MARK):] for m in (execution.marks if execution else ())
+             if m.label.startswith(STAGE_MARK)]
+    stage = marks[-1] if marks else progress.stage if progress is not None else None
+    took = (f"start-up took {startup_s:.0f} s, " if startup_s is not None else "") + \
+        f"compiling and autotuning took {compile_s:.0f} s"
+    done = f", {progress.cases_done} case(s) done" if progress is not None else ""
+    where = f", stage {P.cut(stage, 20)}" if stage else ""
     fix = ("--limit compile_case=SECONDS (per case) or compile=SECONDS (the least per job) "
            "raises it" if compiling else
            "--timeout SECONDS raises it")
-    return (f"the job ran past its {spent} budget ({budgets}; compiling and autotuning took "
-            f"{compile_s:.0f} s{done}); {fix}")
+    return f"the job ran past its {spent} budget ({budgets}; {took}{done}{where}); {fix}"
+
+
+def missing_verdict() -> P.VerdictRecord:
+    return P.VerdictRecord(V.MISSING, message="the submission has no kernel for this task")
 
 
 def decide(plan: P.PlanRecord, execution: P.ExecRecord | None, result: Result,
@@ -53,7 +66,7 @@ def decide(plan: P.PlanRecord, execution: P.ExecRecord | None, result: Result,
     """The job's verdict; `judge_error`: the last line of judge.log when the reference worker
     failed (no judge.json), named in an unverified verdict instead of a bare "not judged"."""
     if plan.kernel_file is None:
-        return P.VerdictRecord(V.MISSING, message="the submission has no kernel for this task")
+        return missing_verdict()
     if plan.findings:
         first = plan.findings[0]
         if first.rule == "S100" and first.message.startswith("syntax error"):
@@ -77,8 +90,8 @@ def decide(plan: P.PlanRecord, execution: P.ExecRecord | None, result: Result,
 
     judged = {c.id: c for c in (judge.cases if judge else ())}
     claimed = {c.id: c for c in result.cases}
-    cases = tuple(case_outcome(spec, claimed.get(spec.id), judged.get(spec.id), limits)
-                  for spec in plan.cases)
+    cases = tuple(case_outcome(spec, claimed.get(spec.id), judged.get(spec.id), limits,
+                               plan.glue) for spec in plan.cases)
     for status in (S.VIOLATION, S.RAISED, S.FAILED, S.INFRA, S.NOT_RUN):
         hit = next((c for c in cases if c.status == status), None)
         if hit is None:
@@ -107,7 +120,7 @@ def decide(plan: P.PlanRecord, execution: P.ExecRecord | None, result: Result,
 
 
 def case_outcome(spec: P.CaseSpec, claim: P.CaseRecord | None, judged: P.CaseJudgement | None,
-                 limits: InterpreterLimits | None) -> P.CaseOutcome:
+                 limits: InterpreterLimits | None, glue: str = "copies") -> P.CaseOutcome:
     cid = spec.id
     if spec.skip is not None:
         return P.CaseOutcome(cid, S.NOT_CHECKABLE, message=spec.skip)
@@ -122,7 +135,7 @@ def case_outcome(spec: P.CaseSpec, claim: P.CaseRecord | None, judged: P.CaseJud
                      if r.kind == P.CallKind.GHOST and r.status == S.RAISED}
     records = [r for r in claim.calls if r.kind != P.CallKind.GHOST]
     for record in records:
-        broken = _rule_broken(record)
+        broken = rule_broken(record, glue)
         if broken is not None:
             rule, why = broken
             return P.CaseOutcome(cid, S.VIOLATION, message=f"{record.kind.value} call: {why}",
@@ -169,8 +182,9 @@ def case_outcome(spec: P.CaseSpec, claim: P.CaseRecord | None, judged: P.CaseJud
                          prefix + P.cut(failed.message, 600))
 
 
-def _rule_broken(record: P.CallRecord) -> tuple[Rule, str] | None:
-    """The runtime rule the worker's evidence of one call breaks, if any (layer 2)."""
+def rule_broken(record: P.CallRecord, glue: str = "copies") -> tuple[Rule, str] | None:
+    """The runtime rule the worker's evidence of one call breaks, if any (layer 2); `glue`:
+    the task's glue policy (kgb.tasks.model.GLUE_POLICIES)."""
     odd = [(i, t) for i, t in enumerate(record.output_types) if t != P.PLAIN_TENSOR]
     if odd:
         i, t = odd[0]
@@ -184,6 +198,11 @@ def _rule_broken(record: P.CallRecord) -> tuple[Rule, str] | None:
     if record.torch_ops:
         ops = ", ".join(P.cut(op, 40) for op in record.torch_ops[:6])
         return RR.TORCH_AT_RUN_TIME, f"the host code ran PyTorch ops: {ops}"
+    if glue == "views" and record.copy_ops:  # threat 32: the copy is this task's answer
+        ops = ", ".join(P.cut(op, 40) for op in record.copy_ops[:6])
+        return RR.TORCH_AT_RUN_TIME, (f"the host code copied tensor data with PyTorch ({ops}); "
+                                      "this task's answer is a re-layout (glue = \"views\"): "
+                                      "read the inputs through their strides in the kernel")
     if record.late_write:
         wait_ms = P.LATE_WRITE_WAIT_S * 1e3
         return RR.LATE_WRITE, (f"the outputs changed within {wait_ms:.0f} ms after the call had "

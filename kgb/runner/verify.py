@@ -21,12 +21,13 @@ from kgb.report.json_report import build_report, cost_for, job_entry, run_header
 from kgb.runner import journal
 from kgb.runner.execute import JobContext
 from kgb.runner.judge_pool import JudgePool
+from kgb.runner.missing import missing_entry
 from kgb.runner.plan import plan_jobs
 from kgb.runner.schedule import run_all
 from kgb.sandbox.base import Limits, Sandbox, create_sandbox, ram_output_cap
 from kgb.sandbox.overrides import apply_overrides, field_name
 from kgb.submission import load_submission
-from kgb.tasks.loader import load_suite
+from kgb.tasks.index import SuiteIndex, index_suite
 
 DEFAULT_TIMEOUT_S = {"cpu": 600.0, "cuda": 300.0}
 
@@ -63,7 +64,7 @@ def _mode_suffix(options: VerifyOptions) -> str:
 
 
 def resolve_device(requested: str) -> str:
-    if requested == "cpu":
+    if requested == "cpu" or (requested == "auto" and not gpu_device_nodes()):
         return "cpu"
     # cuda:N must name the same GPU for torch here, for the judge and for the sandbox's device
     # binding (which goes by PCI bus order).
@@ -75,6 +76,15 @@ def resolve_device(requested: str) -> str:
     if requested == "cuda":
         raise BadInput("--device cuda: no CUDA device is visible; use --device cpu or auto")
     return "cpu"
+
+
+# Device nodes some GPU driver creates (NVIDIA, AMD's ROCm, WSL's GPU bridge): with none of
+# them, `--device auto` is the CPU without importing torch (seconds) to ask.
+GPU_DEVICE_NODES = ("/dev/nvidiactl", "/dev/kfd", "/dev/dxg")
+
+
+def gpu_device_nodes() -> list[str]:
+    return [node for node in GPU_DEVICE_NODES if os.path.exists(node)]
 
 
 def resolve_slots(device: str, devices: str | None, jobs: int,
@@ -157,18 +167,18 @@ def run_verify(options: VerifyOptions, as_json: bool = False, feedback: bool = F
     from kgb.report.terminal import JobProgress, print_report
 
     _check_graph_option(options, options.device)
-    suite = load_suite(options.tasks_dir)
+    index = index_suite(options.tasks_dir)
     out_dir = options.out_dir.resolve()
     refuse_other_run(out_dir, options)
     before = journal.read_record(out_dir) if options.resume else None
     out_dir.mkdir(parents=True, exist_ok=True)
     submission = load_submission(options.submission, out_dir / "submission")
-    unknown = [k.task for k in submission.kernels if k.task not in suite]
+    unknown = [k.task for k in submission.kernels if k.task not in index]
     if unknown:
         raise BadInput(f"manifest names unknown task id {unknown[0]!r}; `kgb tasks list` shows "
                        f"the suite")
     if options.only:
-        bad = [t for t in options.only if t not in suite]
+        bad = [t for t in options.only if t not in index]
         if bad:
             raise BadInput(f"--only names unknown task id {bad[0]!r}; `kgb tasks list` shows "
                            f"the suite")
@@ -185,10 +195,12 @@ def run_verify(options: VerifyOptions, as_json: bool = False, feedback: bool = F
     kind = "cpu" if device == "cpu" else "cuda"
     limits = apply_overrides(Limits(wall_time_s=options.timeout_s or DEFAULT_TIMEOUT_S[kind]),
                              options.limits)
-    only = options.only
-    if only is None and options.only_submitted:
-        only = tuple(dict.fromkeys(k.task for k in submission.kernels))
-    jobs = plan_jobs(suite, submission, device, seed, only)
+    scope = run_scope(index, submission, options)
+    submitted = {k.task for k in submission.kernels}
+    job_ids = [t for t in scope if t in submitted]
+    # Only submitted tasks are loaded and planned; the others are rows (kgb.runner.missing).
+    jobs = plan_jobs({t: index.load(t) for t in job_ids}, submission, device, seed, job_ids)
+    missing = [t for t in scope if t not in submitted]
 
     # Everything that holds processes or resources is closed by one ExitStack, whatever fails.
     with contextlib.ExitStack() as stack:
@@ -196,7 +208,8 @@ def run_verify(options: VerifyOptions, as_json: bool = False, feedback: bool = F
         limits = fit_output_to_ram(limits, sandbox, len(slots), options.limits)
         identity = device_identity(slots)
         record = journal.RunRecord(seed, identity, sandbox.name + _mode_suffix(options),
-                                   journal.plan_digest(jobs, identity, sandbox.name, limits))
+                                   journal.plan_digest(jobs, identity, sandbox.name, limits,
+                                                       missing))
         if before and before != record:
             raise journal.resume_mismatch(out_dir)
         if not before:  # job folders of an earlier run in OUT must never pass for this run's
@@ -215,8 +228,10 @@ def run_verify(options: VerifyOptions, as_json: bool = False, feedback: bool = F
                             limits=limits, static=options.static, timing=options.timing,
                             cuda_graph=options.cuda_graph,
                             baselines=options.baselines)
-    entries = [job_entry(journal.read_plan(out_dir / "jobs" / job.task.id), record)
-               for job, record in outcome.results]
+    rows = {job.task.id: job_entry(journal.read_plan(out_dir / "jobs" / job.task.id), record)
+            for job, record in outcome.results}
+    rows.update((t, missing_entry(t, index.entry(t).category, slots[0])) for t in missing)
+    entries = [rows[t] for t in scope if t in rows]  # plan order; unfinished jobs have none
     report = build_report(header, entries, complete=outcome.failure is None and
                           outcome.interrupted is None,
                           cost=cost_for(submission.token_log, options.pricing,
@@ -236,6 +251,16 @@ def run_verify(options: VerifyOptions, as_json: bool = False, feedback: bool = F
     if not quiet:
         print_report(report, as_json=as_json, out_dir=out_dir, feedback=feedback)
     return report
+
+
+def run_scope(index: SuiteIndex, submission, options: VerifyOptions) -> list[str]:
+    """The tasks the report has a row for, in order: --only's, else the submission's alone
+    (`only_submitted`), else the whole suite's."""
+    if options.only:
+        return list(options.only)
+    if options.only_submitted:
+        return list(dict.fromkeys(k.task for k in submission.kernels))
+    return list(index.ids())
 
 
 def refuse_other_run(out_dir: Path, options: VerifyOptions) -> None:

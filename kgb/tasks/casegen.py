@@ -18,10 +18,8 @@ from typing import Any
 
 import torch
 
-CONTIGUOUS = "contiguous"
-PADDED = "padded"  # rows longer than the tensor's last dimension: the padding holds NaN
-TRANSPOSED = "transposed"  # the last two dimensions stored in column-major order
-LAYOUTS = (CONTIGUOUS, PADDED, TRANSPOSED)
+from kgb.protocol import CONTIGUOUS, LAYOUTS, PADDED, TRANSPOSED  # noqa: F401 (re-exported)
+
 PAD_BYTES = 32  # keeps a 16-byte-aligned row stride 16-byte aligned (TMA, vector loads)
 
 
