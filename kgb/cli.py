@@ -26,8 +26,11 @@ def cli() -> None:
 
 @cli.command()
 @click.argument("submission", type=click.Path(path_type=Path))
-@click.option("--tasks", "tasks_dir", type=click.Path(path_type=Path), default=DEFAULT_TASKS,
-              show_default="the bundled suite", help="Task suite folder.")
+@click.option("--tasks", "tasks_dir", type=click.Path(path_type=Path), default=None,
+              show_default="the manifest's [submission] tasks (kgb init --tasks), else the "
+                           "bundled suite", help="Task suite folder.")
+@click.option("--task", "task_id", default=None, metavar="ID",
+              help="SUBMISSION is one kernel FILE.py answering task ID: no manifest needed.")
 @click.option("--out", "out_dir", type=click.Path(path_type=Path), default=Path("out"),
               show_default=True, help="Folder for report.json and per-job logs.")
 @click.option("--device", type=click.Choice(["cpu", "cuda", "auto"]), default="auto",
@@ -61,7 +64,8 @@ def cli() -> None:
 @click.option("--fail-under", "fail_under", default=None, metavar="NAME=VALUE,...",
               help="Exit 4 when a rate of the run is below its threshold, e.g. correct=0.9 or "
                    "fast_1=0.5 (names: compile, correct, correct_given_compiled, fast_0 .. "
-                   "fast_2, geomean).")
+                   "fast_2, geomean: over the submitted kernels; coverage: the share of the "
+                   "suite's tasks submitted).")
 @click.option("--feedback", "show_feedback", is_flag=True,
               help="After the table, print each job's feedback (what failed, where, how to "
                    "fix it; also in report.json).")
@@ -79,23 +83,43 @@ def cli() -> None:
               help="GPU runs: time each call as a CUDA-graph replay (captured beforehand, L2 "
                    "flush kept), kernels and baselines alike: for launch-bound kernels.")
 @click.option("--json", "as_json", is_flag=True, help="Print report.json instead of a table.")
-def verify(submission: Path, tasks_dir: Path, out_dir: Path, device: str, sandbox_name: str,
+def verify(submission: Path, tasks_dir: Path | None, task_id: str | None, out_dir: Path,
+           device: str, sandbox_name: str,
            timeout: float | None, only: str | None, seed: int | None, pricing: Path | None,
            limits: tuple[str, ...], devices: str | None, jobs: int, resume: bool, force: bool,
            fail_under: str | None, show_feedback: bool, static_layer: str, timing: str,
            baselines: str, cuda_graph: bool, as_json: bool) -> None:
-    """Verify every kernel of SUBMISSION (.tar, .tar.gz or folder) against the task suite.
-    The submission format: docs/submission.md (`kgb init` writes a skeleton)."""
+    """Verify every kernel of SUBMISSION (.tar, .tar.gz or folder) against the task suite, or
+    one kernel FILE.py with --task ID. The submission format: docs/submission.md (`kgb init`
+    writes a skeleton)."""
+    import tempfile
+
+    from kgb.quickstart import remembered_tasks, single_kernel_submission
     from kgb.runner.verify import VerifyOptions, run_verify
 
     gates = _gates(fail_under)
-    options = VerifyOptions(
-        submission=submission, tasks_dir=tasks_dir, out_dir=out_dir, device=device,
-        sandbox=sandbox_name, timeout_s=timeout, seed=seed, pricing=pricing, limits=limits,
-        resume=resume, devices=devices, jobs=jobs, static=static_layer == "on",
-        timing=timing == "on", baselines=baselines, force=force, cuda_graph=cuda_graph,
-        only=tuple(t.strip() for t in only.split(",") if t.strip()) if only else None)
-    data = run_verify(options, as_json=as_json, feedback=show_feedback)
+    scratch = tempfile.TemporaryDirectory(prefix="kgb-one-kernel-")
+    with scratch:
+        if task_id is not None:
+            if submission.is_dir() or submission.suffix != ".py":
+                raise click.BadParameter("--task goes with one kernel FILE.py; a submission's "
+                                         "manifest names the tasks of its kernels",
+                                         param_hint="--task")
+            submission = single_kernel_submission(submission, task_id,
+                                                  Path(scratch.name) / "submission")
+        if tasks_dir is None:
+            tasks_dir = remembered_tasks(submission, DEFAULT_TASKS)
+            if tasks_dir is not None:
+                click.echo(f"tasks: {tasks_dir} (the manifest's [submission] tasks; --tasks "
+                           "overrides)", err=True)
+        data = run_verify(VerifyOptions(
+            submission=submission, tasks_dir=tasks_dir or DEFAULT_TASKS, out_dir=out_dir,
+            device=device, sandbox=sandbox_name, timeout_s=timeout, seed=seed, pricing=pricing,
+            limits=limits, resume=resume, devices=devices, jobs=jobs,
+            static=static_layer == "on", timing=timing == "on", baselines=baselines,
+            force=force, cuda_graph=cuda_graph, only_submitted=task_id is not None,
+            only=tuple(t.strip() for t in only.split(",") if t.strip()) if only else None),
+            as_json=as_json, feedback=show_feedback)
     _check_gates(data, gates)
 
 
@@ -114,9 +138,9 @@ def _check_gates(report: dict, gates: dict[str, float] | None) -> None:
     if not gates:
         return
     from kgb.errors import BelowGate
-    from kgb.metrics.suite import below, rates
+    from kgb.metrics.suite import below, rates, timed_run
 
-    missed = below(rates(report["jobs"]), gates)
+    missed = below(rates(report["jobs"], timed_run(report.get("environment"))), gates)
     if missed:
         raise BelowGate(f"--fail-under: {'; '.join(missed)}")
 
@@ -294,8 +318,10 @@ def tasks_import_kernelbench(ctx: click.Context, source: Path, out_dir: Path,
         click.echo(f"{task_id}  {folder}")
     for line in done.failed:
         click.echo(f"kgb: {line}", err=True)
-    click.echo(f"{len(done.imported)} imported, {len(done.failed)} failed; verify with "
-               f"`kgb verify SUBMISSION --tasks {out_dir}`", err=True)
+    click.echo(f"{len(done.imported)} imported, {len(done.failed)} failed; list them with "
+               f"`kgb tasks list --tasks {out_dir}`, start a submission with `kgb init SUB "
+               f"--task ID --tasks {out_dir}` (the folder is recorded in its manifest), verify "
+               f"with `kgb verify SUB --tasks {out_dir}`", err=True)
     ctx.exit(ExitCode.BAD_INPUT if done.failed else ExitCode.OK)
 
 
@@ -355,7 +381,9 @@ def suite_check(ctx: click.Context, tasks_dir: Path, out_dir: Path, device: str,
 @click.option("--task", "task_ids", multiple=True, required=True, metavar="ID",
               help="A task to write a kernel file for (repeatable); `kgb tasks list`.")
 @click.option("--name", default=None, help="The submission's name (default: the folder's).")
-@click.option("--tasks", "tasks_dir", type=click.Path(path_type=Path), default=DEFAULT_TASKS)
+@click.option("--tasks", "tasks_dir", type=click.Path(path_type=Path), default=DEFAULT_TASKS,
+              show_default="the bundled suite",
+              help="Task folder (e.g. imported KernelBench tasks); recorded in the manifest.")
 def init(folder: Path, task_ids: tuple[str, ...], name: str | None, tasks_dir: Path) -> None:
     """Write a skeleton submission in FOLDER: manifest.toml and one kernel file per task."""
     from kgb.tasks.loader import load_suite
@@ -364,10 +392,14 @@ def init(folder: Path, task_ids: tuple[str, ...], name: str | None, tasks_dir: P
 
     suite = load_suite(tasks_dir)
     chosen = [find_task(suite, t) for t in dict.fromkeys(task_ids)]
-    written = write_skeleton(folder, chosen, name or folder.resolve().name)
+    other = tasks_dir.resolve() != DEFAULT_TASKS.resolve()
+    written = write_skeleton(folder, chosen, name or folder.resolve().name,
+                             tasks_dir.resolve() if other else None)
     for path in written:
         click.echo(f"wrote {path}")
-    click.echo(f"fill in the kernels, then: kgb verify {folder}  (format: docs/submission.md)")
+    again = f" --tasks {tasks_dir}" if other else ""
+    click.echo(f"fill in the kernels, then: kgb verify {folder}{again}  (format: "
+               "docs/submission.md)")
 
 
 @cli.command()

@@ -29,6 +29,7 @@ class Manifest:
     created: str
     kernels: tuple[KernelEntry, ...]
     declared_tokens: dict[str, int] | None  # [submission.tokens]
+    tasks_dir: str | None = None  # [submission] tasks: the task folder `kgb init --tasks` used
 
     @property
     def tasks(self) -> list[str]:
@@ -52,6 +53,9 @@ def parse_manifest(text: str, where: str) -> Manifest:
     if tokens is not None and not (isinstance(tokens, dict) and all(
             isinstance(v, int) and not isinstance(v, bool) for v in tokens.values())):
         raise SubmissionError(f"{where}: [submission.tokens] must map names to integers; {DOCS}")
+    tasks_dir = sub.get("tasks")
+    if tasks_dir is not None and not (isinstance(tasks_dir, str) and tasks_dir.strip()):
+        raise SubmissionError(f"{where}: [submission] tasks must be a folder path (text); {DOCS}")
     kernels = raw.get("kernels")
     if not isinstance(kernels, list) or not kernels:
         raise SubmissionError(f"{where} needs at least one [[kernels]] entry with task and file; "
@@ -66,7 +70,8 @@ def parse_manifest(text: str, where: str) -> Manifest:
         seen.add(entries[-1].task)
     return Manifest(name=sub["name"], generator=_text(sub, "generator"),
                     model=_text(sub, "model"), created=_text(sub, "created"),
-                    kernels=tuple(entries), declared_tokens=dict(tokens) if tokens else None)
+                    kernels=tuple(entries), declared_tokens=dict(tokens) if tokens else None,
+                    tasks_dir=tasks_dir)
 
 
 def _kernel_entry(k: Any, i: int, where: str) -> KernelEntry:

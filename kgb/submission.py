@@ -43,6 +43,7 @@ class Submission:
     kernels: tuple[Kernel, ...]
     token_log: Path | None
     declared_tokens: dict[str, int] | None
+    digest: str = ""  # sha256 over its files' names and bytes: `kgb compare` tells runs apart
 
     def kernel_for(self, task_id: str) -> Kernel | None:
         return next((k for k in self.kernels if k.task == task_id), None)
@@ -50,7 +51,7 @@ class Submission:
     def describe(self) -> dict[str, Any]:
         return {"name": self.name, "generator": self.generator, "model": self.model,
                 "created": self.created, "kernels": len(self.kernels),
-                "token_log": self.token_log is not None}
+                "token_log": self.token_log is not None, "digest": self.digest}
 
 
 def load_submission(source: Path, target: Path) -> Submission:
@@ -60,10 +61,7 @@ def load_submission(source: Path, target: Path) -> Submission:
     if target.exists():
         shutil.rmtree(target)
     target.mkdir(parents=True)
-    if source.is_dir():
-        files = _read_folder(source)
-    else:
-        files = _read_tar(source)
+    files = read_files(source)
     manifest_text = files.get(MANIFEST)
     if manifest_text is None:
         nested = sorted(n for n in files if n.endswith("/" + MANIFEST))
@@ -99,7 +97,42 @@ def load_submission(source: Path, target: Path) -> Submission:
                              path=target.joinpath(*PurePosixPath(k.file).parts),
                              entry=k.entry) for k in manifest.kernels),
         token_log=target / TOKEN_LOG if TOKEN_LOG in files else None,
-        declared_tokens=manifest.declared_tokens)
+        declared_tokens=manifest.declared_tokens, digest=files_digest(files))
+
+
+def read_files(source: Path) -> dict[str, bytes]:
+    """Every file of a submission folder or archive, by name, with all the refusals above. A
+    lone `.py` file is not a submission: say how to verify one (`--task`)."""
+    if source.is_dir():
+        return _read_folder(source)
+    if source.suffix == ".py":
+        raise SubmissionError(f"{source} is one kernel file, not a submission: name its task, "
+                              f"`kgb verify {source} --task ID` (`kgb tasks list`), or pass a "
+                              f"folder or archive with {MANIFEST} ({DOCS})")
+    return _read_tar(source)
+
+
+def peek_manifest(source: Path):
+    """The manifest of a submission folder or archive, read without unpacking it."""
+    files = read_files(source)
+    if MANIFEST not in files:
+        return None
+    try:
+        return parse_manifest(files[MANIFEST].decode("utf-8"), f"{source}: {MANIFEST}")
+    except UnicodeDecodeError:
+        raise SubmissionError(f"{source}: {MANIFEST} is not UTF-8 text; {DOCS}") from None
+
+
+def files_digest(files: dict[str, bytes]) -> str:
+    """One sha256 over the names and contents (length-prefixed: no two file sets collide by
+    moving bytes between a name and its content)."""
+    import hashlib
+
+    h = hashlib.sha256()
+    for name in sorted(files):
+        for part in (name.encode(), files[name]):
+            h.update(len(part).to_bytes(8, "big") + part)
+    return h.hexdigest()
 
 
 def _check_name(name: str, source: Path) -> str:
@@ -179,8 +212,8 @@ def _read_tar(source: Path) -> dict[str, bytes]:
     try:
         tar = tarfile.open(source, mode="r:*")  # noqa: SIM115 - `with tar` below
     except (tarfile.TarError, OSError) as exc:
-        raise SubmissionError(f"{source}: not a readable .tar or .tar.gz ({exc}); "
-                              f"create it with `tar czf`") from None
+        raise SubmissionError(f"{source}: {_not_an_archive(source, exc)}; create it with "
+                              f"`tar czf` (or pass the folder)") from None
     files: dict[str, bytes] = {}
     total = 0
     with tar:
@@ -216,6 +249,20 @@ def _read_tar(source: Path) -> dict[str, bytes]:
         except (tarfile.TarError, EOFError, OSError) as exc:
             raise SubmissionError(f"{source}: corrupt archive ({exc}); re-create it") from None
     return files
+
+
+def _not_an_archive(source: Path, exc: BaseException) -> str:
+    """Why tarfile could not open `source`, in a few words: its own message lists every
+    compression it tried, one line each."""
+    try:
+        size = source.stat().st_size
+    except OSError as err:
+        return f"cannot be read ({err.strerror})"
+    if size == 0:
+        return "is empty (0 bytes), not a .tar or .tar.gz"
+    if isinstance(exc, OSError):
+        return f"cannot be read ({exc.strerror or exc})"
+    return "is not a .tar or .tar.gz (neither a tar archive nor gzip, bz2 or xz data holding one)"
 
 
 def _read_folder(source: Path) -> dict[str, bytes]:

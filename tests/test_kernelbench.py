@@ -21,9 +21,9 @@ from kgb.tasks.loader import load_suite
 
 PROBLEMS = ROOT / "tests" / "fixtures" / "kernelbench"
 ANSWERS = ROOT / "tests" / "fixtures" / "kernelbench_modelnew"
-RELU, LINEAR, SOFTMAX = ("activation.kb_1_relu", "matrix_multiply.kb_2_linear_bias",
+RELU, LINEAR, SOFTMAX = ("activation.kb_1_relu", "matmul.kb_2_linear_bias",
                          "normalization.kb_3_row_softmax")
-LINEAR_AGAIN = "matrix_multiply.kb_5_linear_bias_again"
+LINEAR_AGAIN = "matmul.kb_5_linear_bias_again"
 
 
 @pytest.fixture(scope="module")

@@ -140,7 +140,7 @@ def test_manifest_names_absent_file(tmp_path):
 def test_not_an_archive(tmp_path):
     junk = tmp_path / "junk.tar"
     junk.write_bytes(b"\x00garbage" * 10)
-    with pytest.raises(SubmissionError, match="not a readable"):
+    with pytest.raises(SubmissionError, match=r"is not a \.tar or \.tar\.gz"):
         load_submission(junk, tmp_path / "out")
 
 

@@ -115,9 +115,17 @@ def _extra(row: dict, col: str) -> str:
     return "—" if v is None else str(v)
 
 
+# cost/figures.py's reason when a report has no speedup at all: "yet" reads wrong for a run that
+# never measures any (the CPU interpreter, --timing off, --baselines none).
+_NO_SPEEDUPS = "the report has no speedups yet"
+NO_SPEEDUPS_WORDS = ("the report has no speedups: CPU (interpreter) runs, --timing off and "
+                     "--baselines none measure none; a timed GPU run gives each passed kernel one")
+
+
 def _figure(name: str, fig: dict) -> tuple[str, str]:
     if not fig.get("available"):
-        return name, f"unavailable: {fig.get('reason')}"
+        reason = fig.get("reason")
+        return name, f"unavailable: {NO_SPEEDUPS_WORDS if reason == _NO_SPEEDUPS else reason}"
     if "value" in fig:  # attempts per success
         text = f"{fig['value']:.2f} ({fig['attempts']} attempts / {fig['successes']} passed)"
         partial = " — partial: some calls have no attempt id" if fig["partial"] else ""
@@ -128,27 +136,35 @@ def _figure(name: str, fig: dict) -> tuple[str, str]:
                   f"(all spend / {fig['kernels']} kernel{plural})")
 
 
-def terminal(section: dict) -> RichGroup:
-    """Summary, figures, per-model, per-kernel (or per-task) tables and findings."""
+def summary_rows(section: dict) -> list[tuple[str, str]]:
+    """The section's summary as (figure, text) rows: the terminal's "Token cost" table and the
+    cost part of report.md and report.html (plain text; callers escape it)."""
     tot, lines = section["totals"], section["lines"]
-    summary = Table(title="Token cost", title_justify="left", show_header=False)
-    summary.add_column(style="bold")
-    summary.add_column()
-    summary.add_row("log", f"{safe(section['inputs']['tokens'])}: {lines['read']:,} lines, "
-                    f"{lines['used']:,} used, {lines['excluded']:,} excluded")
-    summary.add_row("pricing", safe(section["pricing"]["source"] or "none given (costs unpriced)"))
-    summary.add_row("tokens", f"{tot['tokens']['total']:,} total "
-                    f"({tot['tokens']['input']:,} input, {tot['tokens']['cached']:,} cached, "
-                    f"{tot['tokens']['cache_write']:,} cache write, "
-                    f"{tot['tokens']['output']:,} output)")
-    summary.add_row("cost", money(tot["cost"]))
-    summary.add_row("wall time", f"{_n(tot['time']['call_seconds'])} s in calls, "
-                    f"{_n(tot['time']['span_seconds'])} s first start to last end "
-                    f"({tot['time']['timed_calls']:,} timed calls)")
+    rows = [("log", f"{section['inputs']['tokens']}: {lines['read']:,} lines, "
+                    f"{lines['used']:,} used, {lines['excluded']:,} excluded"),
+            ("pricing", str(section["pricing"]["source"] or "none given (costs unpriced)")),
+            ("tokens", f"{tot['tokens']['total']:,} total "
+                       f"({tot['tokens']['input']:,} input, {tot['tokens']['cached']:,} cached, "
+                       f"{tot['tokens']['cache_write']:,} cache write, "
+                       f"{tot['tokens']['output']:,} output)"),
+            ("cost", money(tot["cost"])),
+            ("wall time", f"{_n(tot['time']['call_seconds'])} s in calls, "
+                          f"{_n(tot['time']['span_seconds'])} s first start to last end "
+                          f"({tot['time']['timed_calls']:,} timed calls)")]
     for label, key in (("per correct kernel", "per_correct_kernel"),
                        ("per fast_1 kernel", "per_fast_1_kernel"),
                        ("attempts per success", "attempts_per_success")):
-        summary.add_row(*_figure(label, section[key]))
+        rows.append(_figure(label, section[key]))
+    return rows
+
+
+def terminal(section: dict) -> RichGroup:
+    """Summary, figures, per-model, per-kernel (or per-task) tables and findings."""
+    summary = Table(title="Token cost", title_justify="left", show_header=False)
+    summary.add_column(style="bold")
+    summary.add_column()
+    for label, text in summary_rows(section):
+        summary.add_row(label, safe(text))
 
     parts: list = [summary, _token_table("Per model", "model", section["by_model"])]
     if section["by_kernel"]["rows"]:

@@ -98,9 +98,11 @@ def job_scores(job: dict[str, Any], timed: bool) -> dict[str, float | None]:
 
 
 def mean_composite(jobs: Sequence[dict[str, Any]]) -> float | None:
-    """The run's composite: the mean over every task (missing and failed ones score 0); None
-    when a correct kernel has none (an untimed run, no eager baseline) — as fast_p, it fails
-    closed rather than averaging over the kernels that happen to have a figure."""
+    """The run's composite: the mean over the submitted kernels (failed ones score 0; suite
+    tasks without a kernel are not kernels, and the coverage says how many there are); None
+    when a kernel has none (an untimed run, no eager baseline) — as fast_p, it fails closed
+    rather than averaging over the kernels that happen to have a figure."""
+    jobs = [j for j in jobs if j.get("verdict") != "missing"]
     scores = [j.get("composite") for j in jobs]
     if not jobs or any(s is None for s in scores):
         return None

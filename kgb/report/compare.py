@@ -4,7 +4,10 @@ and at least 0.8× eager) and the composite over the runs (kgb/metrics/composite
 
 A run whose timings are not meaningful (the CPU interpreter, --timing off, --baselines none)
 still shows its verdicts but is left out of P_hw and the composite: counting it would mark every
-kernel slow on hardware that was never timed. docs/decisions.md, "Composite score"."""
+kernel slow on hardware that was never timed; with no timed run a task has no composite at all.
+Rows are the tasks some run has a kernel for (suite tasks no run submitted are not rows), and
+runs of different submissions are refused: P_hw over two submissions measures nothing.
+docs/decisions.md, "Composite score"."""
 
 from __future__ import annotations
 
@@ -14,6 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from kgb.errors import BadInput
 from kgb.metrics.composite import P_HW_SPEEDUP, c_op, composite, p_hw
 from kgb.report import view as V
 from kgb.report.json_report import read_report
@@ -32,14 +36,15 @@ def _task_row(task: str, category: str, entries: list[dict[str, Any] | None],
     correct = [j for j in timed_jobs if j and j.get("verdict") == "passed"]
     meds = [m for j in correct if (m := V.num(j.get("speedup_median"))) is not None]
     cvs = [c for j in correct if (c := V.num(j.get("shape_cv"))) is not None]
-    shares = [s for j in entries if j and (s := c_op(j)) is not None]
+    shares = [s for j in timed_jobs if j and (s := c_op(j)) is not None]
     hw = p_hw(timed_jobs) if timed_jobs else None
     # Nothing correct on timed hardware: no speed to credit (0). Correct without a figure:
-    # unknown (None), never 0.
+    # unknown (None), never 0. No timed run: no composite (a failed CPU kernel is not "0.00"
+    # beside a passed one's "—").
     med = statistics.median(meds) if meds else (0.0 if timed_jobs and not correct else None)
     score = composite(med,
                       statistics.fmean(cvs) if cvs else None,
-                      statistics.fmean(shares) if shares else None, hw)
+                      statistics.fmean(shares) if shares else None, hw) if timed_jobs else None
     return {"task": task, "category": category, "p_hw": hw, "composite": score,
             "runs": [None if j is None else {
                 "verdict": j.get("verdict"), "speedup_eager": V.num(j.get("speedup_eager")),
@@ -49,17 +54,18 @@ def _task_row(task: str, category: str, entries: list[dict[str, Any] | None],
 def compare_reports(reports: Sequence[dict[str, Any]],
                     paths: Sequence[str] = ()) -> dict[str, Any]:
     """The comparison of already-read reports (pure: what `--json` prints)."""
+    _one_submission(reports, paths)
     labels = _labels(reports)
     timed = [V.no_speed_reason(r) is None for r in reports]
     by_run = [{str(j.get("task")): j for j in V.jobs(r)} for r in reports]
     order: dict[str, str] = {}
     for r in reports:
         for j in V.jobs(r):
-            order.setdefault(str(j.get("task")), str(j.get("category") or ""))
+            if j.get("verdict") != "missing":  # a task no run submitted is not a row
+                order.setdefault(str(j.get("task")), str(j.get("category") or ""))
     rows = [_task_row(task, cat, [runs.get(task) for runs in by_run], timed)
             for task, cat in sorted(order.items(), key=lambda tc: (tc[1], tc[0]))]
     hws = [r["p_hw"] for r in rows if r["p_hw"] is not None]
-    names = {str(V.obj(r.get("submission")).get("name")) for r in reports}
     return {
         "p_hw_threshold": P_HW_SPEEDUP,
         "runs": [{"label": label, "path": paths[i] if i < len(paths) else None,
@@ -72,10 +78,30 @@ def compare_reports(reports: Sequence[dict[str, Any]],
         "summary": {"tasks": len(rows), "timed_runs": sum(timed),
                     "mean_p_hw": statistics.fmean(hws) if hws else None,
                     "portable": sum(1 for h in hws if h == 1.0)},
-        "warnings": ([f"the runs are of {len(names)} different submissions "
-                      f"({', '.join(sorted(names))}): compare runs of one submission"]
-                     if len(names) > 1 else []),
+        "warnings": [],
     }
+
+
+def submission_identity(report: dict[str, Any]) -> tuple[str, ...]:
+    """What makes two reports runs of one submission: the digest of its files where the
+    report has one (schema 3), else its name, generator, model and manifest's task list."""
+    sub = V.obj(report.get("submission"))
+    if isinstance(sub.get("digest"), str) and sub["digest"]:
+        return ("digest", sub["digest"])
+    tasks = V.obj(report.get("manifest")).get("tasks")
+    return ("manifest", str(sub.get("name")), str(sub.get("generator")), str(sub.get("model")),
+            ",".join(sorted(str(t) for t in tasks)) if isinstance(tasks, list) else "?")
+
+
+def _one_submission(reports: Sequence[dict[str, Any]], paths: Sequence[str]) -> None:
+    first = submission_identity(reports[0]) if reports else None
+    for i, report in enumerate(reports[1:], start=1):
+        if submission_identity(report) != first:
+            names = [str(V.obj(r.get("submission")).get("name")) for r in (reports[0], report)]
+            where = [paths[k] if k < len(paths) else f"run {k + 1}" for k in (0, i)]
+            raise BadInput(f"{where[1]} is a run of another submission than {where[0]} "
+                           f"({names[1]!r} vs {names[0]!r}, or the same name with other "
+                           "kernels): `kgb compare` compares one submission on several devices")
 
 
 def compare_paths(paths: Sequence[Path]) -> dict[str, Any]:

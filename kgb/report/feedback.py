@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
-MAX_CASES = 3  # failing cases spelled out; the rest are counted
+MAX_CASES = 3  # failing cases spelled out; the rest are named briefly
+MAX_NAMED = 12  # failing cases named beyond those (the feedback may be all a caller keeps:
+#                 `verify_kernel` without `out=` deletes the run folder and its report.json)
 
 
 def _case_words(case: dict[str, Any]) -> str:
@@ -29,6 +31,14 @@ def _hint(rule_id: str | None) -> str:
     except KeyError:
         return ""
     return f" Rule {rule.id} ({rule.name}): {rule.summary} How to comply: {rule.hint}"
+
+
+def _syntax_error(job: dict[str, Any]) -> bool:
+    """A compile_error that is Python's parser refusing the file (layer 1's S100 finding), not
+    Triton's compiler refusing a kernel."""
+    findings = job.get("findings") or []
+    first = findings[0] if findings and isinstance(findings[0], dict) else {}
+    return first.get("rule") == "S100" and str(first.get("message", "")).startswith("syntax")
 
 
 def feedback(job: dict[str, Any]) -> str:
@@ -63,8 +73,11 @@ def feedback(job: dict[str, Any]) -> str:
         parts = [f"{task}: incorrect — {len(failed)} of {total} case(s) gave wrong outputs."]
         for case in failed[:MAX_CASES]:
             parts.append(f"{_case_words(case)}: {case.get('message')}.")
-        if len(failed) > MAX_CASES:
-            parts.append(f"({len(failed) - MAX_CASES} more failing case(s) in report.json.)")
+        rest = failed[MAX_CASES:]
+        if rest:
+            named = ", ".join(f"{c.get('id')}" for c in rest[:MAX_NAMED])
+            more = f" and {len(rest) - MAX_NAMED} more" if len(rest) > MAX_NAMED else ""
+            parts.append(f"Also failing: {named}{more}.")
         passed = [c for c in cases if c.get("status") == "passed"]
         if passed:
             shapes = sorted({str(c.get("shape")) for c in passed})
@@ -72,6 +85,9 @@ def feedback(job: dict[str, Any]) -> str:
                          "what differs (size, dtype, distribution, layout).")
         return " ".join(parts) + spec
     if verdict == "compile_error":
+        if _syntax_error(job):
+            return (f"{task}: compile_error{where} — the file is not valid Python: {message}. "
+                    f"Fix that line (`python -m py_compile FILE` shows the same).{spec}")
         return (f"{task}: compile_error{where} — Triton refused the kernel: {message}. Fix that "
                 f"line; the CPU interpreter reports what compiled Triton would refuse.{spec}")
     if verdict == "crashed":

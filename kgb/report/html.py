@@ -76,10 +76,11 @@ def _verdict(value: Any) -> str:
 def _cards(report: dict[str, Any], timed: bool) -> str:
     r = V.rates(report)
     fast = V.obj(r.get("fast_p"))
-    items = [(f"{r.get('correct', '—')}/{r.get('tasks', '—')}", "correct"),
-             (V.pct(r.get("compile_rate")), "compile rate"),
+    items = [(f"{r.get('correct', '—')}/{r.get('tasks', '—')}", "kernels correct"),
              (V.pct(r.get("correct_rate")), "correct rate"),
-             (V.pct(r.get("correct_given_compiled")), "Correct/Compile")]
+             (V.pct(r.get("compile_rate")), "compile rate"),
+             (V.pct(r.get("correct_given_compiled")), "Correct/Compile"),
+             (f"{r.get('tasks', '—')}/{r.get('suite_tasks', '—')}", "suite tasks submitted")]
     if timed:
         items += [(V.pct(fast.get("fast_1")), "fast_1"),
                   (V.times(r.get("geomean_speedup_eager")), "geomean speedup"),
@@ -94,20 +95,22 @@ def _summary(report: dict[str, Any], timed: bool) -> str:
     verdicts = " · ".join(f"{_verdict(k)} {v}" for k, v in counts.items() if v)
     r = V.rates(report)
     fast = V.obj(r.get("fast_p"))
-    rows = [["compile rate", V.pct(r.get("compile_rate"))],
+    rows = [["kernels rated (submitted)", str(r.get("tasks", "—"))],
+            ["suite coverage", V.pct(r.get("coverage"))],
+            ["compile rate", V.pct(r.get("compile_rate"))],
             ["correct rate", V.pct(r.get("correct_rate"))],
             ["Correct/Compile", V.pct(r.get("correct_given_compiled"))]]
-    rows += [[name, V.pct(fast.get(name))] for name in V.FAST_P_NAMES
-             if name == "fast_0" or timed]
-    if timed:
+    if timed:  # untimed: fast_0 would only repeat the correct rate as if it were a speed figure
+        rows += [[name, V.pct(fast.get(name))] for name in V.FAST_P_NAMES]
         rows += [["geomean speedup over eager", V.times(r.get("geomean_speedup_eager"))],
                  ["geomean speedup over torch.compile", V.compile_speedup(report)],
-                 ["composite (mean over tasks)",
+                 ["composite (mean over kernels)",
                   V.fmt(V.summary(report).get("composite"), ".3f")]]
     else:
-        rows.append(["fast_0.5 … fast_2, speedups, composite", "not measured on this run"])
+        rows.append(["fast_p, speedups, composite", "not measured on this run"])
+    coverage = V.coverage_line(report)
     return (f"<h2>Summary</h2>{_cards(report, timed)}<p>Verdicts: {verdicts or 'none'}</p>"
-            + (f"<p>{esc(V.missing_note(report))}</p>" if V.missing_note(report) else "")
+            + (f"<p>{esc(coverage)}</p>" if coverage else "")
             + _table(["metric", "value"], [[esc(a), esc(b)] for a, b in rows], numeric=(1,)))
 
 
@@ -115,7 +118,7 @@ def _categories(report: dict[str, Any], timed: bool) -> str:
     cats = V.by_category(report)
     if not cats:
         return ""
-    header = ["category", "tasks", "compiled", "correct", "correct rate"]
+    header = ["category", "kernels", "compiled", "correct", "correct rate"]
     header += ["fast_1", "geomean speedup"] if timed else []
     rows = []
     for name, r in cats.items():
@@ -172,7 +175,7 @@ def _job_rows(report: dict[str, Any], timed: bool) -> tuple[list[list[str]], lis
         loc = esc(V.where(job), 200)
         row = [esc(job.get("task")), esc(job.get("category")), _verdict(job.get("verdict")),
                esc(job.get("rule") or ""), esc(V.cases_cell(job)),
-               V.fmt(job.get("max_rel_l2_err"), ".1e")]
+               V.error(job.get("max_rel_l2_err"))]
         if timed:
             row += [V.fmt(job.get("speedup_eager")), V.fmt(job.get("speedup_compile")),
                     V.fmt(job.get("shape_cv")), V.fmt(job.get("composite"), ".2f")]
@@ -198,7 +201,7 @@ def _jobs(report: dict[str, Any], timed: bool) -> str:
            _table(header, rows, numeric=numeric) if rows else "<p>No kernel was submitted.</p>"]
     if missing:
         out.append(f"<details><summary>{len(missing)} suite task(s) have no kernel in this "
-                   "submission (verdict missing; they count as failures in every rate)"
+                   "submission (verdict missing; not rated: the coverage counts them)"
                    f"</summary><p>{esc(', '.join(missing), 20000)}</p></details>")
     return "".join(out)
 
@@ -235,6 +238,15 @@ def _offenders(report: dict[str, Any], timed: bool) -> str:
     return "".join(out)
 
 
+def _cost(report: dict[str, Any]) -> str:
+    rows = V.cost_rows(report)
+    if not rows:
+        return ""
+    return ("<h2>Token cost</h2><p>From the submission's tokens.jsonl and the --pricing table "
+            "(docs/cost.md; per-model and per-kernel tables: <code>kgb cost</code>).</p>"
+            + _table(["figure", "value"], [[esc(a), esc(b, 600)] for a, b in rows]))
+
+
 def render_html(report: dict[str, Any]) -> str:
     """report.html for a report.json dict: one file, no external resource, no script."""
     reason = V.no_speed_reason(report)
@@ -245,7 +257,7 @@ def render_html(report: dict[str, Any]) -> str:
     body = (f"<h1>{esc(V.title(report), 200)}</h1>"
             f'<div class="env">{esc(V.environment_line(report), 800)}</div>{notices}'
             + _summary(report, timed) + _categories(report, timed) + _charts(report, reason)
-            + _offenders(report, timed) + _jobs(report, timed)
+            + _offenders(report, timed) + _jobs(report, timed) + _cost(report)
             + "<footer>Generated by kgb from report.json (schema "
             f"{esc(report.get('schema_version'))}); per-case figures are in report.json. "
             "Re-render: <code>kgb report OUT --format html</code>.</footer>")

@@ -11,7 +11,9 @@ from kgb import protocol as P
 from kgb.errors import BadInput
 from kgb.jsonfiles import read_json, write_json_atomic
 
-SCHEMA_VERSION = 2
+# 3: rates, fast_p, by_category and the composite are over the submitted kernels, not every
+# suite task (coverage apart); submission.digest. Readers accept only their own version.
+SCHEMA_VERSION = 3
 REPORT_FILE = "report.json"
 REPORT_MAX_BYTES = 256 << 20
 SPEEDUP_FIELD = "speedup_eager"  # per job: baseline (PyTorch eager) time / kernel time
@@ -54,7 +56,8 @@ def job_entry(plan: P.PlanRecord, record: P.JobRecord) -> dict[str, Any]:
     return dict(entry, **job_scores(entry, timed=plan.timing))
 
 
-def summarize(jobs: list[dict[str, Any]]) -> dict[str, Any]:
+def summarize(jobs: list[dict[str, Any]], timed: bool | None = None) -> dict[str, Any]:
+    """Verdict counts over every job; rates over the submitted kernels (kgb.metrics.suite)."""
     from kgb.metrics.composite import mean_composite
     from kgb.metrics.suite import by_category, rates
 
@@ -63,18 +66,20 @@ def summarize(jobs: list[dict[str, Any]]) -> dict[str, Any]:
         counts[j["verdict"]] += 1
     return {"total": len(jobs), "counts": counts,
             "submitted": sum(j["verdict"] != P.Verdict.MISSING for j in jobs),
-            "rates": rates(jobs), "by_category": by_category(jobs),
+            "rates": rates(jobs, timed), "by_category": by_category(jobs, timed),
             "composite": mean_composite(jobs)}
 
 
 def build_report(header: dict[str, Any], jobs: list[dict[str, Any]], complete: bool,
                  cost: dict | None = None) -> dict[str, Any]:
     """`header`: environment, limits, seed, submission and manifest (see `run_header`)."""
+    from kgb.metrics.suite import timed_run
     from kgb.report.feedback import feedback
 
     jobs = [dict(j, feedback=feedback(j)) for j in jobs]
     report: dict[str, Any] = {"schema_version": SCHEMA_VERSION, "complete": complete, **header,
-                              "jobs": jobs, "summary": summarize(jobs)}
+                              "jobs": jobs,
+                              "summary": summarize(jobs, timed_run(header.get("environment")))}
     if cost is not None:
         report["cost"] = cost
     return report

@@ -95,7 +95,8 @@ def category_bars(report: dict[str, Any], timed: bool) -> Chart | None:
     axes[0].set_yticks(list(y), [label(n) for n in names], fontsize=8)
     axes[0].set_xlim(0, 1)
     axes[0].set_xlabel("correct rate")
-    caption = "Per category: the share of its tasks whose kernel passed (missing ones count)"
+    caption = ("Per category: the share of its submitted kernels that passed (categories "
+               "without a kernel are left out)")
     if timed:
         geo = [V.num(cats[n].get("geomean_speedup_eager")) for n in names]
         axes[1].barh(y, [g or 0.0 for g in geo], color=ACCENT)

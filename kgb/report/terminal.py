@@ -34,7 +34,10 @@ def _styled(value: object, style: str = "") -> Text:
 class JobProgress:
     """A progress bar over jobs on stderr (so --json output stays clean). When stderr is not a
     terminal (CI logs, remote runs) a bar is invisible until the end, so each finished job
-    prints one line instead: a killed run still shows how far it got."""
+    prints one line instead: a killed run still shows how far it got.
+
+    `total` counts the submitted kernels: a suite task without a kernel (verdict `missing`)
+    runs nothing, so it prints no line and moves no bar (292 `missing` lines said nothing)."""
 
     def __init__(self, total: int, quiet: bool = False) -> None:
         console = plain_console(stderr=True)
@@ -62,6 +65,8 @@ class JobProgress:
             self._progress.update(self._bar, description=safe(name, 200))
 
     def done(self, name: str, verdict: str) -> None:
+        if verdict.split(" ")[0] == "missing":  # also "missing (resumed)"
+            return
         with self._lock:
             self._finished += 1
             self._progress.update(self._bar, advance=1,
@@ -104,14 +109,15 @@ def print_report(report: dict, as_json: bool = False, out_dir: Path | None = Non
         verdict = str(job.get("verdict"))
         table.add_row(_styled(job.get("task")), _styled(job.get("category")),
                       _styled(verdict, STYLE.get(verdict, "")), _styled(job.get("rule") or ""),
-                      cases if cov.get("cases") else "", _fmt(job.get("max_rel_l2_err")), time)
+                      cases if cov.get("cases") else "", V.error(job.get("max_rel_l2_err")),
+                      time)
     console.print(table)
     if missing:
         names = ", ".join(safe(j.get("task"), 60) for j in missing[:4])
         more = f" and {len(missing) - 4} more" if len(missing) > 4 else ""
-        console.print(Text(f"missing: {len(missing)} suite task(s) have no kernel in this "
-                           f"submission ({names}{more}); they count as failures in rates over "
-                           f"the suite", style="dim"))
+        console.print(Text(f"not submitted: {len(missing)} suite task(s) have no kernel "
+                           f"({names}{more}); not rated — the coverage below counts them",
+                           style="dim"))
     counts = {k: v for k, v in report["summary"]["counts"].items() if v}
     line = Text()
     for k, v in counts.items():
@@ -145,12 +151,15 @@ def print_report(report: dict, as_json: bool = False, out_dir: Path | None = Non
     rates = report["summary"].get("rates")
     if rates and rates.get("tasks"):
         summary = (f"correct {rates['correct']}/{rates['tasks']} ({rates['correct_rate']:.0%}), "
-                   f"compiled {rates['compiled']}/{rates['tasks']}")
+                   f"compiled {rates['compiled']}/{rates['tasks']} submitted kernel(s)")
         fast_1 = rates["fast_p"].get("fast_1")
         if fast_1 is not None:
             summary += f", fast_1 {fast_1:.0%}"
         if rates.get("geomean_speedup_eager") is not None:
             summary += f", geomean speedup over eager {rates['geomean_speedup_eager']:.2f}x"
+        if rates.get("suite_tasks") not in (None, rates["tasks"]):
+            summary += (f"; coverage: {rates['tasks']} of {rates['suite_tasks']} suite tasks "
+                        "submitted")
         console.print(Text(summary))
     if feedback:
         for job in report["jobs"]:

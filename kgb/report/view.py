@@ -29,6 +29,14 @@ def fmt(value: Any, spec: str = ".2f", none: str = "—") -> str:
     return none if v is None else format(v, spec)
 
 
+def error(value: Any) -> str:
+    """An error figure: "inf" and "nan" are facts about the outputs (the same word in the
+    terminal, report.md and report.html), "—" only when there is none."""
+    if isinstance(value, float) and (value != value or abs(value) == float("inf")):
+        return "nan" if value != value else "inf"
+    return fmt(value, ".1e")
+
+
 def times(value: Any, spec: str = ".2f") -> str:
     """A speedup ("1.47×"), or "—" when there is none (never "—×")."""
     v = num(value)
@@ -133,14 +141,17 @@ def warnings(report: dict[str, Any]) -> list[str]:
     return out
 
 
-def missing_note(report: dict[str, Any]) -> str | None:
-    """Rates count every suite task of the run: say so when some had no kernel."""
+def coverage_line(report: dict[str, Any]) -> str | None:
+    """How much of the suite the submission covers, said apart from the rates (which are over
+    its kernels); None when every task of the run has a kernel."""
     missing = counts(report).get("missing", 0)
     if not missing:
         return None
-    return (f"Rates are over all {rates(report).get('tasks', '?')} suite tasks of the run: the "
-            f"{missing} without a kernel in this submission count as failures (run with "
-            "--only to rate a subset).")
+    r = rates(report)
+    return (f"Coverage: {r.get('tasks', '?')} of {r.get('suite_tasks', '?')} suite tasks "
+            f"submitted ({pct(r.get('coverage'))}); the rates are over the submitted kernels, "
+            f"and the {missing} task(s) without a kernel are listed apart, not counted as "
+            "failures (gate on it with --fail-under coverage=1).")
 
 
 def failures(report: dict[str, Any]) -> list[dict[str, Any]]:
@@ -192,6 +203,20 @@ def cases_cell(job: dict[str, Any]) -> str:
         return ""
     text = f"{cov.get('passed', 0)}/{cov.get('cases', 0)}"
     return text + (f" +{cov['not_checkable']} n/c" if cov.get("not_checkable") else "")
+
+
+def cost_rows(report: dict[str, Any]) -> list[tuple[str, str]]:
+    """The token-cost summary of a run given --pricing or a token log (kgb.cost.render), as in
+    the terminal; none when the report has no cost section, or one this kgb cannot read."""
+    section = report.get("cost")
+    if not isinstance(section, dict):
+        return []
+    from kgb.cost.render import summary_rows
+
+    try:
+        return summary_rows(section)
+    except (KeyError, TypeError, ValueError, AttributeError):  # a hand-made or foreign file
+        return [("cost", "the report's cost section is not one this kgb can read")]
 
 
 def code(job: dict[str, Any]) -> dict[str, Any]:

@@ -5,7 +5,9 @@ answer's shape. A skeleton is deliberately not a kernel: its entry raises until 
 
 from __future__ import annotations
 
+import json
 import re
+import textwrap
 from datetime import date
 from pathlib import Path
 
@@ -35,10 +37,21 @@ def entry_params(signature: str) -> list[str]:
     return [n for n in names if n.isidentifier()]
 
 
+def first_sentence(text: str, limit: int = 240) -> str:
+    """The description's first sentence, whole (descriptions wrap their lines, so the first
+    line stops mid-sentence); cut at a word, with "…", only past `limit` characters."""
+    flat = " ".join(text.split()).replace('"""', "'''").replace("\\", "\\\\")
+    match = re.search(r"[.!?](?=\s|$)", flat)
+    sentence = flat[: match.end()] if match else flat
+    if len(sentence) > limit:
+        sentence = sentence[:limit].rsplit(" ", 1)[0] + " …"
+    return sentence
+
+
 def kernel_file(task: Task) -> str:
     params = entry_params(task.signature)
-    first_line = task.description.strip().splitlines()[0] if task.description.strip() else ""
-    return f'''"""{task.id}: {first_line}
+    head = textwrap.fill(f"{task.id}: {first_sentence(task.description)}", 96)
+    return f'''"""{head}
 
 Entry: {task.signature}
 Full spec: `kgb tasks show {task.id}`; file rules: docs/submission.md."""
@@ -76,10 +89,15 @@ def _entry(task: Task, params: list[str]) -> str:
             f'    raise NotImplementedError("{task.id}: write the kernel and its launch")\n')
 
 
-def manifest(name: str, tasks: list[Task]) -> str:
+def manifest(name: str, tasks: list[Task], tasks_dir: Path | None = None) -> str:
+    """`tasks_dir`: a task folder other than the bundled suite, recorded as [submission] tasks
+    so that `kgb verify THIS_FOLDER` finds the tasks without --tasks (kgb.quickstart)."""
     lines = ["# A kgb submission (docs/submission.md). `kgb verify THIS_FOLDER` checks it.",
-             "[submission]", f'name = "{name}"', 'generator = "by hand"', 'model = "none"',
-             f'created = "{date.today().isoformat()}"', ""]
+             "[submission]", f"name = {json.dumps(name)}", 'generator = "by hand"',
+             'model = "none"', f'created = "{date.today().isoformat()}"']
+    if tasks_dir is not None:
+        lines.append(f"tasks = {json.dumps(str(tasks_dir))}  # the task folder (kgb init --tasks)")
+    lines.append("")
     for task in tasks:
         lines += ["[[kernels]]", f'task = "{task.id}"', f'file = "{file_name(task)}"', ""]
     return "\n".join(lines)
@@ -89,7 +107,8 @@ def file_name(task: Task) -> str:
     return f"kernels/{task.id.replace('.', '_')}.py"
 
 
-def write_skeleton(folder: Path, tasks: list[Task], name: str) -> list[Path]:
+def write_skeleton(folder: Path, tasks: list[Task], name: str,
+                   tasks_dir: Path | None = None) -> list[Path]:
     """The manifest and one kernel file per task; refuses to overwrite anything."""
     targets = [folder / "manifest.toml"] + [folder / file_name(t) for t in tasks]
     existing = [p for p in targets if p.exists()]
@@ -97,7 +116,7 @@ def write_skeleton(folder: Path, tasks: list[Task], name: str) -> list[Path]:
         raise BadInput(f"{existing[0]} already exists; `kgb init` never overwrites: choose "
                        f"another folder")
     (folder / "kernels").mkdir(parents=True, exist_ok=True)
-    (folder / "manifest.toml").write_text(manifest(name, tasks))
+    (folder / "manifest.toml").write_text(manifest(name, tasks, tasks_dir))
     for task in tasks:
         (folder / file_name(task)).write_text(kernel_file(task))
     return targets

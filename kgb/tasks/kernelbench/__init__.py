@@ -80,7 +80,7 @@ def import_problem(path: Path, out: Path, category: str | None,
     problem = parse_problem(path)
     chosen = category or guess_category(path.stem)
     slug = re.sub(r"[^a-z0-9]+", "_", path.stem.lower()).strip("_") or "problem"
-    task_id = f"{_snake(chosen)}.kb_{slug}"
+    task_id = f"{id_prefix(chosen)}.kb_{slug}"
     dims = _dims(problem)
     scalable = [d for d in dims if d not in problem.pinned_names]
     shapes = _candidate_shapes(dims, scalable)
@@ -125,6 +125,15 @@ def guess_category(stem: str) -> str:
         if any(w in name for w in words):
             return category
     return "Fusion"
+
+
+# The bundled suite's id prefixes where they are not the category in snake case: an imported
+# GEMM is `matmul.kb_…` beside the suite's `matmul.bmm`, never `matrix_multiply.kb_…`.
+ID_PREFIX = {"MatrixMultiply": "matmul", "SpatialOps": "spatial"}
+
+
+def id_prefix(category: str) -> str:
+    return ID_PREFIX.get(category, _snake(category))
 
 
 def _snake(name: str) -> str:
