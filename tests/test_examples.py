@@ -71,7 +71,7 @@ def test_broken_example_verdicts(tmp_path, kgb):
                if t not in {"math.addcmul", "activation.gelu_tanh", "reduce.sum_rows",
                             "normalization.rms_norm"})
     # the documented report shape
-    assert report["schema_version"] == 2 and isinstance(report["seed"], int)
+    assert report["schema_version"] == 3 and isinstance(report["seed"], int)
     env = report["environment"]
     for key in ("kgb", "torch", "triton", "device", "sandbox"):
         assert key in env

@@ -8,8 +8,21 @@ from kgb.tasks.model import Task
 
 def find_task(suite: dict[str, Task], task_id: str) -> Task:
     if task_id not in suite:
-        raise TaskError(f"unknown task id {task_id!r}; `kgb tasks list` shows the suite")
+        raise TaskError(unknown_task(task_id, suite))
     return suite[task_id]
+
+
+def unknown_task(task_id: str, known, what: str = "unknown task id") -> str:
+    """One line for an id the suite does not have, with the nearest ids (a typo, or an id of
+    the wrong folder: `--tasks`)."""
+    from difflib import get_close_matches
+
+    from kgb.errors import quoted
+
+    near = get_close_matches(task_id, list(known), n=3, cutoff=0.6)
+    hint = f" (did you mean {', '.join(near)}?)" if near else ""
+    return (f"{what} {quoted(task_id)}{hint}; `kgb tasks list` shows the suite (imported "
+            "tasks: add --tasks DIR)")
 
 
 def render_spec(task: Task) -> str:
