@@ -291,3 +291,9 @@ def test_an_unknown_task_id_suggests_the_near_ones(tmp_path):
     assert "did you mean normalization.rms_norm" in str(shown.exception)
     init = CliRunner().invoke(cli, ["init", str(tmp_path / "s"), "--task", "activation.rlu"])
     assert "did you mean activation.relu" in str(init.exception)
+    kernel = tmp_path / "k.py"
+    kernel.write_text("x = 1\n")
+    done = run_kgb("verify", kernel, "--task", "normalization.rmsnorm", "--device", "cpu",
+                   "--out", tmp_path / "o", timeout=300)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1
+    assert "did you mean normalization.rms_norm" in done.stderr

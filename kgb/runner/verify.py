@@ -28,6 +28,7 @@ from kgb.sandbox.base import Limits, Sandbox, create_sandbox, ram_output_cap
 from kgb.sandbox.overrides import apply_overrides, field_name
 from kgb.submission import load_submission
 from kgb.tasks.index import SuiteIndex, index_suite
+from kgb.tasks.spec import unknown_task
 
 DEFAULT_TIMEOUT_S = {"cpu": 600.0, "cuda": 300.0}
 
@@ -175,13 +176,11 @@ def run_verify(options: VerifyOptions, as_json: bool = False, feedback: bool = F
     submission = load_submission(options.submission, out_dir / "submission")
     unknown = [k.task for k in submission.kernels if k.task not in index]
     if unknown:
-        raise BadInput(f"manifest names unknown task id {unknown[0]!r}; `kgb tasks list` shows "
-                       f"the suite")
+        raise BadInput(unknown_task(unknown[0], index.ids(), "manifest names unknown task id"))
     if options.only:
         bad = [t for t in options.only if t not in index]
         if bad:
-            raise BadInput(f"--only names unknown task id {bad[0]!r}; `kgb tasks list` shows "
-                           f"the suite")
+            raise BadInput(unknown_task(bad[0], index.ids(), "--only names unknown task id"))
     if options.pricing is not None and not options.pricing.is_file():
         raise BadInput(f"--pricing {options.pricing}: no such file")
     device = resolve_device(options.device)
