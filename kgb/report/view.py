@@ -149,9 +149,9 @@ def coverage_line(report: dict[str, Any]) -> str | None:
         return None
     r = rates(report)
     return (f"Coverage: {r.get('tasks', '?')} of {r.get('suite_tasks', '?')} suite tasks "
-            f"submitted ({pct(r.get('coverage'))}); the rates are over the submitted kernels, "
-            f"and the {missing} task(s) without a kernel are listed apart, not counted as "
-            "failures (gate on it with --fail-under coverage=1).")
+            f"submitted ({fmt(r.get('coverage'), '.1%')}); the rates are over the submitted "
+            f"kernels, and the {missing} task(s) without a kernel are listed apart, not counted "
+            "as failures (gate on it with --fail-under coverage=1).")
 
 
 def failures(report: dict[str, Any]) -> list[dict[str, Any]]:
