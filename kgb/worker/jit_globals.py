@@ -28,8 +28,14 @@ class GlobalUse:
     name: str
     line: int  # in the kernel file
     is_function: bool = False
+    undefined: bool = False  # not a global at all (a Python builtin, or a name the
+    # interpreter puts into the kernel's module: np, math, inspect ...)
 
     def message(self, file: str) -> str:
+        if self.undefined:
+            return (f"NameError: kernel {self.kernel} uses {self.name}, which compiled Triton "
+                    f"does not define (the CPU interpreter runs it as Python); import or "
+                    f"define it, or use a triton.language function ({file}:{self.line})")
         fix = (f"decorate {self.name} with @triton.jit" if self.is_function else
                f"define it as `{self.name} = tl.constexpr(...)` or pass it as an argument")
         return (f"NameError: kernel {self.kernel} reads the global {self.name}, which compiled "
@@ -51,11 +57,25 @@ def non_constexpr_globals(module: ModuleType) -> list[GlobalUse]:
                                                              ast.AsyncFunctionDef))), None)
         if func is None:
             continue
+        scope = _capture_scope(fn)
         for name, line in _free_loads(func):
-            value = fn.__globals__.get(name, _ABSENT)
-            if value is not _ABSENT and not _allowed(name, value):
-                uses.append(GlobalUse(fn.__name__, name, first + line - 1, callable(value)))
+            value = scope.get(name, _ABSENT)
+            if not _allowed(name, value):
+                uses.append(GlobalUse(fn.__name__, name, first + line - 1, callable(value),
+                                      value is _ABSENT))
     return sorted(set(uses), key=lambda u: (u.line, u.name))
+
+
+def _capture_scope(fn: Any) -> dict[str, Any]:
+    """What compiled Triton looks names up in (JITCallable.get_capture_scope): the function's
+    globals and its closure's cells."""
+    scope = dict(fn.__globals__)
+    for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ()):
+        try:
+            scope[name] = cell.cell_contents
+        except ValueError:  # an empty cell: the name is not bound yet
+            continue
+    return scope
 
 
 def _module_values(module: ModuleType) -> list[Any]:
@@ -109,8 +129,10 @@ def _allowed(name: str, value: Any) -> bool:
     for its code generator, so the rule cannot drift from a copy of it (it did: a copy accepted
     namedtuple instances, which Triton refuses, and refused the NamedTuple classes FlagGems
     uses as namespaces, which Triton accepts). Where this Triton's lookup cannot be found or
-    fails, the global is refused (fail closed: the test suite pins the lookup's shape)."""
-    lookup = _triton_global_lookup({name: _as_compiled(value)})
+    fails, the global is refused (fail closed: the test suite pins the lookup's shape).
+    `value` _ABSENT: the name is no global; only Triton's builtin namespace (range, len, min
+    ...) can then define it."""
+    lookup = _triton_global_lookup({} if value is _ABSENT else {name: _as_compiled(value)})
     if lookup is None:
         return False
     try:
