@@ -40,6 +40,7 @@ PLAIN_TENSOR = "torch.Tensor"  # the only output type kgb accepts (exactly; no s
 
 # The CPU interpreter's repairs the worker reports applying (kgb.worker.interpreter_fixes).
 BF16_DOT_FIX = "bf16-dot-upcast"
+TF32_DOT_FIX = "tf32-dot-operands"
 BF16_ROUNDING_FIX = "bf16-round-to-nearest"
 FLOAT_ARGS_FIX = "float-args-fp32"
 BF16_ARITHMETIC_FIX = "bf16-arithmetic-fp32"
@@ -732,4 +733,3 @@ def cut(text: str | None, limit: int = TEXT_MAX_CHARS) -> str:
     if text is None:
         return ""
     return text if len(text) <= limit else text[: limit - 14] + " ...[cut]"
-

@@ -3,6 +3,7 @@ Python float arguments are fp32 scalars as in compiled Triton."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import textwrap
@@ -300,3 +301,120 @@ def test_fp8_kernels_are_not_checkable_without_the_fp8_repair():
     assert InterpreterLimits(frozenset({FP8})).not_checkable("float32") is not None
     assert InterpreterLimits(frozenset({FP8}), frozenset({FP8_CAST_FIX})).not_checkable(
         "float32") is None
+
+
+# -- float32 tl.dot reads its operands as TF32, as a GPU's tensor cores do ---------------------
+
+TF32_PROGRAM = textwrap.dedent('''
+    import sys
+    import torch, triton, triton.language as tl
+    if sys.argv[1] == "fix":
+        from kgb.worker.interpreter_fixes import apply
+        assert apply()
+
+    @triton.jit
+    def dot16(a_ptr, b_ptr, c_ptr, PRECISION: tl.constexpr, TF32: tl.constexpr):
+        r = tl.arange(0, 16)
+        a = tl.load(a_ptr + r[:, None] * 16 + r[None, :])
+        b = tl.load(b_ptr + r[:, None] * 16 + r[None, :])
+        if PRECISION == "default":
+            c = tl.dot(a, b)
+        elif PRECISION == "allow_tf32":
+            c = tl.dot(a, b, allow_tf32=TF32)
+        else:
+            c = tl.dot(a, b, input_precision=PRECISION)
+        tl.store(c_ptr + r[:, None] * 16 + r[None, :], c)
+
+    # 1 + 2**-11 + 2**-12 has two mantissa bits below TF32's ten: TF32 reads 1.0 (the bits are
+    # dropped), IEEE keeps them; every product and sum below is exact in float32
+    a = torch.full((16, 16), 1 + 2.0 ** -11 + 2.0 ** -12)
+    a[1] = -a[1]
+    b = torch.ones(16, 16)
+    got = {}
+    for precision, tf32 in [("default", None), ("tf32", None), ("allow_tf32", True),
+                            ("allow_tf32", False), ("ieee", None), ("tf32x3", None)]:
+        c = torch.empty(16, 16)
+        dot16[(1,)](a, b, c, precision, tf32)
+        got[f"{precision}{'' if tf32 is None else '=' + str(tf32)}"] = c[:2, 0].tolist()
+    for name, values in got.items():
+        print(name, values)
+''')
+
+
+def test_float32_dot_reads_operands_as_tf32_unless_ieee():
+    """A GPU reads tl.dot's float32 operands as TF32 by default (or with allow_tf32=True): the
+    13 low mantissa bits are ignored, so 16 products of (1 + 2^-11 + 2^-12) * 1 sum to 16.
+    The interpreter used full float32 (16.01171875), so a float32 GEMM that the task wants in
+    IEEE precision passed on the CPU and failed on an H200. "ieee" and "tf32x3" stay exact."""
+    exact, tf32 = 16 * (1 + 2.0 ** -11 + 2.0 ** -12), 16.0
+    before = dict(line.split(" ", 1) for line in run("nofix", TF32_PROGRAM).splitlines())
+    after = dict(line.split(" ", 1) for line in run("fix", TF32_PROGRAM).splitlines())
+    assert all(values == str([exact, -exact]) for values in before.values()), before
+    assert after == {"default": str([tf32, -tf32]), "tf32": str([tf32, -tf32]),
+                     "allow_tf32=True": str([tf32, -tf32]),
+                     "allow_tf32=False": str([exact, -exact]),
+                     "ieee": str([exact, -exact]), "tf32x3": str([exact, -exact])}
+
+
+def test_tf32_operand_keeps_special_values_and_truncates_toward_zero():
+    import numpy as np
+
+    from kgb.worker.interpreter_fixes import tf32_operand
+
+    values = np.array([1 + 2.0 ** -10 + 2.0 ** -11 + 2.0 ** -23, -(1 + 2.0 ** -11), np.inf,
+                       -np.inf, np.nan, 3e-42, 0.0], dtype=np.float32)
+    got = tf32_operand(values)
+    assert got.dtype == np.float32
+    assert got[:2].tolist() == [1 + 2.0 ** -10, -1.0]  # toward zero, never rounded up
+    assert got[2] == np.inf and got[3] == -np.inf and np.isnan(got[4])
+    assert got[5] == np.float32(3e-42).view(np.uint32) & 0xFFFFE000 and got[6] == 0.0
+    nan_with_low_payload = np.array([0x7F800001], dtype=np.uint32).view(np.float32)
+    assert np.isnan(tf32_operand(nan_with_low_payload)[0])  # not turned into infinity
+
+
+_PTX_OF_DOTS = """
+import json, re, sys
+import triton
+import triton.language as tl
+from triton.backends.compiler import GPUTarget
+from triton.compiler import ASTSource
+sys.path.insert(0, sys.argv[1])
+from tf32_kernel import mm
+found = {}
+for precision in ("tf32", "tf32x3", "ieee"):
+    compiled = triton.compile(ASTSource(mm, {"a": "*fp32", "b": "*fp32", "c": "*fp32",
+                                             "P": "constexpr"}, constexprs={"P": precision}),
+                              target=GPUTarget("cuda", 90, 32))
+    ptx = compiled.asm["ptx"]
+    found[precision] = {"cvt_to_tf32": "cvt.rna.tf32.f32" in ptx,
+                        "tf32_mma": bool(re.search(r"wgmma[.a-z_0-9]*\\.tf32\\.tf32", ptx))}
+print(json.dumps(found))
+"""
+
+
+def test_compiled_tf32_dots_hand_fp32_bits_to_the_tensor_cores_unconverted(tmp_path):
+    """Why the repair truncates rather than rounds: compiling for sm_90 (no GPU needed), a
+    "tf32" dot feeds the float32 registers straight to a .tf32 wgmma — no cvt instruction, so
+    the hardware's reading of the operands (dropping the low bits) is all there is — while
+    tf32x3 rounds its parts with cvt.rna. If a Triton release starts rounding, this fails and
+    the repair must follow it."""
+    (tmp_path / "tf32_kernel.py").write_text(textwrap.dedent('''
+        import triton
+        import triton.language as tl
+
+        @triton.jit
+        def mm(a, b, c, P: tl.constexpr):
+            r = tl.arange(0, 64)
+            x = tl.load(a + r[:, None] * 64 + r[None, :])
+            y = tl.load(b + r[:, None] * 64 + r[None, :])
+            tl.store(c + r[:, None] * 64 + r[None, :], tl.dot(x, y, input_precision=P))
+    '''))
+    env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "TRITON_DEFAULT_FP_FUSION": "1",
+           "HOME": str(tmp_path)}
+    proc = subprocess.run([sys.executable, "-c", _PTX_OF_DOTS, str(tmp_path)],
+                          capture_output=True, text=True, env=env, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    found = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert found == {"tf32": {"cvt_to_tf32": False, "tf32_mma": True},
+                     "tf32x3": {"cvt_to_tf32": True, "tf32_mma": True},
+                     "ieee": {"cvt_to_tf32": False, "tf32_mma": False}}

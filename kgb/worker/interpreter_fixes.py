@@ -4,6 +4,11 @@ a plain bug with a one-line cause (shared/cpu-interpreter.md):
 - `tl.dot` on bfloat16: the interpreter stores bf16 as uint16 and hands those integers to
   np.matmul, so the "product" is garbage. Fix: upcast bf16 operands to fp32 (exact) first, which
   is what the tensor cores do before accumulating in fp32.
+- `tl.dot` on float32 at its default precision: a GPU multiplies in TF32 (10 mantissa bits,
+  the fp32 operands' 13 low bits ignored), the interpreter in full float32, so a float32 GEMM
+  whose task asks for IEEE products passed on the CPU and was incorrect on an H200. Fix: read
+  float32 operands as the tensor cores do for "tf32" (`allow_tf32=True` too); "ieee" and
+  "tf32x3" keep full precision.
 - fp32 → bf16 casts truncate instead of rounding to nearest even (GPU `cvt.rn.bf16.f32`), so an
   honest bf16 kernel is up to 1 ulp low everywhere. Fix: convert through torch, which rounds.
 - Python float arguments: compiled Triton passes them as fp32 scalars, so `x_fp16 * alpha`
@@ -50,6 +55,7 @@ from kgb.protocol import (
     LIBDEVICE_FIX,
     LIMITATIONS_NAMED,
     LOOP_VARS_FIX,
+    TF32_DOT_FIX,
 )
 from kgb.worker.interpreter_libdevice import InterpreterLimitation, extern_elementwise
 
@@ -84,6 +90,8 @@ def apply() -> tuple[str, ...]:
         return handle
 
     def create_dot(self, a, b, d, input_precision, max_num_imprecise_acc):
+        if _reads_operands_as_tf32(a, b, input_precision):
+            a, b = (it.TensorHandle(tf32_operand(h.data), h.dtype) for h in (a, b))
         return original_dot(self, as_fp32(a), as_fp32(b), d, input_precision,
                             max_num_imprecise_acc)
 
@@ -111,9 +119,32 @@ def apply() -> tuple[str, ...]:
     builder.create_dot = create_dot
     builder.cast_impl = cast_impl
     it._implicit_cvt = implicit_cvt
-    return (BF16_DOT_FIX, BF16_ROUNDING_FIX, FLOAT_ARGS_FIX, *_apply_bf16_arithmetic(it),
+    return (BF16_DOT_FIX, TF32_DOT_FIX, BF16_ROUNDING_FIX, FLOAT_ARGS_FIX,
+            *_apply_bf16_arithmetic(it),
             *_apply_libdevice(it), *_apply_fp8_casts(it), *_apply_grid_dependency_control(it),
             *_apply_kernel_syntax(it), *_apply_named_limitations(it))
+
+
+def _reads_operands_as_tf32(a: Any, b: Any, input_precision: Any) -> bool:
+    """float32 operands of a dot whose precision is TF32 (tl.dot's default on a GPU, and
+    `allow_tf32=True`); "ieee" and "tf32x3" (three TF32 products, about float32's precision)
+    keep them whole, as do other dtypes (float64 dots never use TF32)."""
+    import triton.language as tl
+
+    return getattr(input_precision, "name", None) == "TF32" and \
+        a.dtype.scalar == tl.float32 and b.dtype.scalar == tl.float32
+
+
+def tf32_operand(data: Any) -> Any:
+    """float32 values as a tensor core reads them in a TF32 MMA: compiled Triton hands the fp32
+    registers to `mma`/`wgmma ... .tf32` with no conversion (it emits `cvt.rna.tf32.f32` only
+    for tf32x3; tests/test_interpreter_fixes.py reads the PTX), and the hardware ignores the 13
+    low mantissa bits: a truncation toward zero. NaN and infinity stay what they are."""
+    import numpy as np
+
+    values = np.ascontiguousarray(data, dtype=np.float32)
+    kept = (values.view(np.uint32) & np.uint32(0xFFFFE000)).view(np.float32)
+    return np.where(np.isfinite(values), kept, values)
 
 
 def _apply_bf16_arithmetic(it: Any) -> tuple[str, ...]:
