@@ -71,6 +71,7 @@ class DockerSandbox(Sandbox):
         self.image_ref = image or os.environ.get("KGB_DOCKER_IMAGE") or "host"
         self._docker: Any = None
         self._image: tuple[str, str, str] | None = None  # (reference, id, python)
+        self._gpu_runtime: bool | None = None  # the engine has NVIDIA's container runtime
 
     @classmethod
     def unavailable_reason(cls) -> str | None:
@@ -230,8 +231,27 @@ class DockerSandbox(Sandbox):
             environment={"PATH": "/usr/local/bin:/usr/bin:/bin"}, working_dir="/",
             auto_remove=True, detach=True)
         if request.device.startswith("cuda"):
-            spec["device_requests"] = [self._gpu_request(request.device, env, notes)]
+            if self._has_gpu_runtime():
+                spec["device_requests"] = [self._gpu_request(request.device, env, notes)]
+            else:
+                spec["devices"] = gpu_device_nodes(request.device, env, notes)
+                mounts += [Mount(target=d, source=d, type="bind", read_only=True)
+                           for d in gpu.driver_library_dirs() if not any(
+                               d == p or d.startswith(p + "/") for p in ro)]
         return spec
+
+    def _has_gpu_runtime(self) -> bool:
+        """Whether the engine can hand out GPUs itself (NVIDIA's container toolkit registers
+        an `nvidia` runtime); without it kgb passes the device nodes and driver libraries
+        as bwrap does (docs/sandboxes.md, "Docker on a GPU")."""
+        if self._gpu_runtime is None:
+            mode = os.environ.get("KGB_DOCKER_GPU", "auto")
+            if mode in ("toolkit", "nodes"):
+                self._gpu_runtime = mode == "toolkit"
+            else:
+                info = self._engine().info()
+                self._gpu_runtime = "nvidia" in (info.get("Runtimes") or {})
+        return self._gpu_runtime
 
     @staticmethod
     def _gpu_request(device: str, env: dict[str, str], notes: list[str]):
@@ -390,3 +410,20 @@ def _slug(label: str) -> str:
 
 
 __all__ = ["LABEL_JOB", "LABEL_OWNER", "LABEL_RUN", "DockerSandbox", "run_id_of", "unpack"]
+
+
+def gpu_device_nodes(device: str, env: dict[str, str], notes: list[str]) -> list[str]:
+    """Docker `devices` entries for a job on `device` without NVIDIA's runtime: the control
+    nodes every CUDA process opens and the job's own /dev/nvidiaN — never another GPU's —
+    each also allowed by the container's device cgroup."""
+    nodes = [n for n in gpu.CONTROL_NODES if os.path.exists(n)]
+    chosen = gpu.resolve(device)
+    if chosen is not None and chosen.node and os.path.exists(chosen.node):
+        nodes.append(chosen.node)
+        env["CUDA_VISIBLE_DEVICES"] = chosen.uuid or "0"
+    else:
+        notes.append("could not tell which /dev/nvidiaN is the job's GPU: every GPU node is "
+                     "passed and only CUDA_VISIBLE_DEVICES selects it")
+        nodes += gpu.all_nodes()
+        env["CUDA_VISIBLE_DEVICES"] = device.split(":")[1] if ":" in device else "0"
+    return [f"{n}:{n}:rwm" for n in nodes]

@@ -68,3 +68,25 @@ def resolve(device: str) -> Gpu | None:
 
 def all_nodes() -> list[str]:
     return sorted(p for p in glob.glob("/dev/nvidia*") if p[len("/dev/nvidia"):].isdigit())
+
+
+def driver_library_dirs() -> list[str]:
+    """Folders holding the driver's user-space libraries (libcuda.so.1 and its companions):
+    what NVIDIA's container runtime would inject, found in LD_LIBRARY_PATH and ld.so's cache.
+    A container image without them cannot open the GPU."""
+    found: list[str] = []
+    candidates = [d for d in os.environ.get("LD_LIBRARY_PATH", "").split(os.pathsep) if d]
+    try:
+        import subprocess
+
+        cache = subprocess.run(["ldconfig", "-p"], capture_output=True, text=True, timeout=10)
+        candidates += [os.path.dirname(line.rsplit("=>", 1)[1].strip())
+                       for line in cache.stdout.splitlines() if "libcuda.so" in line and "=>"
+                       in line]
+    except (OSError, subprocess.SubprocessError):
+        pass
+    for folder in candidates:
+        real = os.path.realpath(folder)
+        if real not in found and glob.glob(os.path.join(real, "libcuda.so*")):
+            found.append(real)
+    return found

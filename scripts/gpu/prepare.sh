@@ -23,4 +23,19 @@ if [ -n "${KERNELBENCH:-}" ]; then
     --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 \
     --platform manylinux2014_x86_64 -d .whl/kernelbench pydantic requests tqdm python-dotenv
 fi
+if [ -n "${DOCKER:-}" ]; then  # scripts/gpu/docker_gpu.sh: a Docker engine for the GPU machine
+  # Debian's docker.io, containerd, runc and tini, their binaries (and the libraries dockerd
+  # links that a slim image may lack) in one xz tarball under the call's 64 MiB; the docker SDK.
+  pip download -q --no-deps --only-binary=:all: -d .whl docker
+  kit=$(mktemp -d); (cd "$kit" && apt-get download docker.io containerd runc tini >/dev/null 2>&1)
+  for f in "$kit"/*.deb; do dpkg -x "$f" "$kit/x"; done
+  mkdir -p "$kit/dockerkit/bin" "$kit/dockerkit/lib"
+  cp "$kit"/x/usr/sbin/{dockerd,runc,docker-proxy} "$kit"/x/usr/bin/{containerd,containerd-shim-runc-v2} "$kit/dockerkit/bin/"
+  cp "$kit/x/usr/bin/tini-static" "$kit/dockerkit/bin/docker-init"
+  for lib in $(ldd "$kit/dockerkit/bin/dockerd" | awk '/=>/ {print $3}'); do
+    case "$(basename "$lib")" in libc.so*|libm.so*|libpthread*|libdl*|ld-linux*) ;; *) cp -L "$lib" "$kit/dockerkit/lib/";; esac
+  done
+  XZ_OPT='-6 -T0' tar -cJf .device/dockerkit.tar.xz -C "$kit" dockerkit && rm -rf "$kit"
+  ls -la .device/dockerkit.tar.xz
+fi
 ls .whl .device/bwrap-deb/usr/bin/bwrap
