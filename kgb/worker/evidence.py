@@ -8,6 +8,8 @@ import contextlib
 import os
 from typing import Any
 
+from kgb.worker.custom_ops import below_python, is_pytorch_op, runs_python
+
 
 class LaunchCounter:
     """Counts launches of @triton.jit kernels whose code lives in the candidate's file, and in
@@ -150,7 +152,8 @@ def poison(result: Any) -> None:
 class DispatchTrace:
     """Records the aten ops the candidate's host code dispatches during a call, outside Triton
     launches (Triton's CPU interpreter moves tensors with aten ops of its own), and poisons the
-    memory its uninitialized allocations hand out."""
+    memory its uninitialized allocations hand out. An op whose kernel is Python (a torch.library
+    custom op) is seen through: what it runs counts, never its name (custom_ops.py)."""
 
     def __init__(self) -> None:
         self.ops: set[str] = set()
@@ -167,6 +170,12 @@ class DispatchTrace:
                 kwargs = kwargs or {}
                 if trace.paused:
                     return func(*args, **kwargs)
+                keys = below_python(func, args, kwargs)
+                if runs_python(func, keys, kwargs):  # a custom op: judged by what it runs
+                    return trace.inside(func, args, keys, kwargs, type(self))
+                if not is_pytorch_op(func):  # native code the mode cannot see into
+                    trace.ops.add(func.name())
+                    return func(*args, **kwargs)
                 name = trace.record(func, args, kwargs)
                 result = func(*args, **kwargs)
                 if name in UNINITIALIZED_ALLOCATIONS:
@@ -182,6 +191,19 @@ class DispatchTrace:
             self._mode.__exit__(None, None, None)
             self._mode = None
         return tuple(sorted(self.ops))
+
+    def inside(self, func: Any, args: tuple, keys: Any, kwargs: dict, mode: type) -> Any:
+        """Run an op whose kernel is Python (torch.library: custom_op, triton_op, define +
+        impl) again below the Python key under a fresh mode (threat 33): its ops are recorded
+        as `relu (in ns::op)`, its allocations poisoned, its launches counted, and its own
+        name decides nothing."""
+        outer, self.ops = self.ops, set()
+        try:
+            with mode():
+                return func.redispatch(keys, *args, **kwargs)
+        finally:
+            inner, self.ops = self.ops, outer  # the innermost op names what it ran
+            self.ops.update(op if " (in " in op else f"{op} (in {func.name()})" for op in inner)
 
     def record(self, func: Any, args: tuple, kwargs: dict) -> str:
         """Note a non-glue op; returns the op's name."""

@@ -53,11 +53,16 @@ TORCH_GLUE = TORCH_ALLOCATORS | TORCH_VIEWS | frozenset(
         "cuda.is_available", "cuda.get_device_capability", "cuda.get_device_name",
         "cuda.device", "cuda.device_of", "cuda.OutOfMemoryError",
         # Wrapping a kernel in an autograd.Function (Liger-Kernel) or registering it as a
-        # custom op (torch.library.triton_op, launched through wrap_triton) is packaging, not
-        # compute; the wrapped code is judged like any other host code.
+        # custom op (torch.library.triton_op launched through wrap_triton, or custom_op) is
+        # packaging, not compute; the wrapped code is judged like any other host code (and the
+        # dispatch trace runs it under its mode: threat 33).
         "autograd", "autograd.Function", "autograd.function", "autograd.function.FunctionCtx",
         "autograd.function.once_differentiable", "library.triton_op", "library.wrap_triton",
-        "_library.triton.wrap_triton")])
+        "_library.triton.wrap_triton", "library.custom_op")])
+# What defines a new custom op from a Python function, and the namespaces whose ops the
+# dispatch trace knows by name (an op defined there would borrow a glue name: S140).
+CUSTOM_OP_DEFINERS = frozenset({"torch.library.custom_op", "torch.library.triton_op"})
+PYTORCH_OP_NAMESPACES = frozenset({"aten", "prims"})
 # Prefixes whose attributes are plain data (dtype.itemsize, torch.version.cuda ...).
 TORCH_GLUE_PREFIXES = tuple(f"torch.{d}." for d in _DTYPES) + (
     "torch.version.", "torch.types.", "torch.Size.", "torch.finfo.", "torch.iinfo.")

@@ -16,10 +16,12 @@ from kgb.anticheat.static.policy import (
     BANNED_ATTRS,
     BANNED_NAMES,
     CONTAINER_FACTORIES,
+    CUSTOM_OP_DEFINERS,
     KERNEL_PYTHON_ATTRS,
     MODULE_ATTRS,
     NON_TENSOR_ATTRS,
     PARAMETER_FILL_METHODS,
+    PYTORCH_OP_NAMESPACES,
     TENSOR_BUILTINS,
     TORCH_ALLOCATORS,
     TORCH_VIEWS,
@@ -28,7 +30,7 @@ from kgb.anticheat.static.policy import (
     classify_attr,
     torch_allowed,
 )
-from kgb.anticheat.static.resolve import fold_string, positional
+from kgb.anticheat.static.resolve import fold_string, keyword, positional
 
 NOUNS = {
     R.TORCH_COMPUTE.id: "PyTorch compute", R.TORCH_COMPILER.id: "a PyTorch compiler",
@@ -225,6 +227,12 @@ def _judge_call(a: Analysis, hits: list[Hit], call: cst.Call, site) -> None:
                            site)
             if not any(v[0] == "q" for v in base):
                 _judge_attr(a, hits, call, name, target, site)
+    if qnames & CUSTOM_OP_DEFINERS:
+        folded = fold_string(positional(call, 0) or keyword(call, "name"))
+        if folded is not None and folded[0].split("::")[0] in PYTORCH_OP_NAMESPACES:
+            hits.append(Hit(R.MONKEYPATCH, call,
+                            f"a custom op named {short(folded[0], 40)!r} joins PyTorch's own "
+                            f"namespace, where an op's name is trusted to say what it does"))
     if "builtins.type" in qnames and len([x for x in call.args if x.keyword is None]) == 3:
         hits.append(Hit(R.DYNAMIC_CODE, call, "type() with three arguments creates a class at "
                                               "run time"))
