@@ -233,6 +233,7 @@ class CallRecord:
     launches: int = 0  # launches of the file's own Triton kernels
     torch_ops: tuple[str, ...] = ()  # aten ops outside allocation/view/copy/fill
     copy_ops: tuple[str, ...] = ()  # glue ops that copied tensor data (judged by the task's glue)
+    copy_ops: tuple[str, ...] = ()  # glue ops that copied tensor data (judged by the task's glue)
     kernels: tuple[str, ...] = ()  # GPU kernels the profiler saw (CaseSpec.profiled_call, GPU)
     late_write: bool = False  # the outputs changed after the call returned and synchronized
     wall_s: float | None = None
@@ -472,6 +473,7 @@ class PlanRecord:
     timing: bool = True  # False: --timing off (GPU runs check correctness only)
     cuda_graph: bool = False  # --cuda-graph: timed calls are CUDA-graph replays
     code: CodeMetrics | None = None  # of the kernel file; None: no kernel, or unparsable
+    glue: str = "copies"  # the task's glue policy: "views" makes a host copy compute (D206)
     glue: str = "copies"  # the task's glue policy: "views" makes a host copy compute (D206)
 
 

@@ -31,7 +31,7 @@ THREATS: dict[int, str] = {
     22: "obfuscation", 23: "environment abuse", 24: "impossible speed",
     25: "resource attacks", 26: "quantization contract violation",
     27: "hostile submission archive", 28: "L2 persistence", 29: "fingerprint replay",
-    30: "kernel switch", 31: "interpreter gap",
+    30: "kernel switch", 31: "interpreter gap", 32: "glue that is the answer",
 }
 
 # Defences that are not rules of the registry: what they are and which threats they stop.

@@ -22,9 +22,11 @@ NO_OWN_TRITON_LAUNCH = declare(Rule(
     "A call finished without launching any @triton.jit kernel defined in the kernel file.",
     "Compute the result in a Triton kernel of your own file, launched on every call."))
 TORCH_AT_RUN_TIME = declare(Rule(
-    "D206", 2, "pytorch-at-run-time", (1, 2, 3, 22),
+    "D206", 2, "pytorch-at-run-time", (1, 2, 3, 22, 32, 33),
     "While the entry ran, its host code dispatched PyTorch ops other than allocation, views, "
-    "copies and fills (seen by a TorchDispatchMode, outside Triton launches).",
+    "copies and fills (seen by a TorchDispatchMode, outside Triton launches and inside custom "
+    "ops whatever their names), or copied tensor "
+    "data on a task whose answer is a re-layout (`glue = \"views\"`).",
     "Compute in your Triton kernels; host code may only allocate, view, copy and fill."))
 RESULT_FILE_INVALID = declare(Rule(
     "D205", 2, "result-file-invalid", (15, 16),

@@ -76,7 +76,7 @@ def run_job(job: Job, ctx: JobContext) -> P.JobRecord:
         efficiency_peaks=ctx.peaks[1] if ctx.peaks else None,
         timing=ctx.timing and not interpreter,
         cuda_graph=ctx.cuda_graph and ctx.timing and not interpreter,
-        code=_code_metrics(source))
+        code=_code_metrics(source), glue=job.task.glue)
     write_json_atomic(job_dir / PLAN_FILE, P.to_json(plan), indent=1)
     clock = _Clock(static_s=time.monotonic() - started)
     if job.kernel is not None and not findings:
@@ -112,10 +112,10 @@ def _code_metrics(source: str | None) -> P.CodeMetrics | None:
 
 def static_findings(source: str, job: Job) -> list[P.Finding]:
     """Layer 1. It always runs: a kgb that cannot import it fails, it never skips it."""
-    from kgb.anticheat.static import analyze
+    from kgb.anticheat.static import analyze, task_forbid
 
     assert job.kernel is not None
-    return analyze(source, job.kernel.file, job.entry, job.task.forbid, job.task.category)
+    return analyze(source, job.kernel.file, job.entry, task_forbid(job.task), job.task.category)
 
 
 def _run(job: Job, plan: P.PlanRecord, job_dir: Path, ctx: JobContext, limits: Limits,

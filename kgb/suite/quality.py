@@ -5,6 +5,8 @@ For every task, on its CPU shapes (trusted side: the reference runs here):
   nothing);
 - degenerate answers fail the task's own comparison: all zeros, a constant, an input passed
   through, a half-written output, and (float32 cases) the answer rounded through bfloat16;
+- an answer built from host glue alone (PyTorch's views and copies, then a Triton memcpy into
+  the output: threat 32) is not passed, on any case (kgb.suite.glue_probe);
 - the suite's own solution passes, run through Triton's CPU interpreter in this process with
   the same interpreter repairs the candidate worker applies;
 - the solution is clean under the static layer;
@@ -166,13 +168,13 @@ def check_seed_matters(probe: TaskProbe, cases: list[Case]) -> list[Problem]:
 
 def check_solution(probe: TaskProbe, cases: list[Case]) -> list[Problem]:
     """Run solution.py under the interpreter, as the candidate worker would, on every case."""
-    from kgb.anticheat.static import analyze
+    from kgb.anticheat.static import analyze, task_forbid
     from kgb.worker.interpreter_fixes import bind_builtin_aliases
     from kgb.worker.jit_globals import non_constexpr_globals
 
     task = probe.task
     source = task.solution_path.read_text()
-    findings = analyze(source, "solution.py", task.entry, task.forbid, task.category)
+    findings = analyze(source, "solution.py", task.entry, task_forbid(task), task.category)
     problems = [Problem(task.id, f"solution.py: {f.location()} {f.rule} {f.message}")
                 for f in findings]
     module = load_module(task.solution_path, f"kgb_q_solution_{id(task)}")
@@ -192,6 +194,32 @@ def check_solution(probe: TaskProbe, cases: list[Case]) -> list[Problem]:
         if why is not None:
             problems.append(Problem(task.id, f"solution fails {case.id}: {why[:300]}"))
     return problems
+
+
+def check_glue_only(probe: TaskProbe, cases: list[Case]) -> list[Problem]:
+    """Threat 32: where the reference's answer can be built from glue alone, a candidate that
+    builds it with PyTorch and carries it out with a Triton memcpy must be rejected (the
+    task's glue policy) or wrong on every case; on one case it passes, it passes that shape."""
+    from kgb.suite.glue_probe import glue_answer, verdict
+
+    task = probe.task
+    for case in cases:
+        inputs = probe.make(case)
+        answer = glue_answer(probe.reference.reference, inputs)
+        if answer is None:
+            continue  # the answer needs compute here
+        if answer.record.torch_ops:
+            ops = ", ".join(answer.record.torch_ops)
+            return [Problem(task.id, f"glue probe defect: its rebuilt answer ran {ops}")]
+        if not answer.record.copy_ops or verdict(answer, task.glue) is not None:
+            continue  # no PyTorch copy: the Triton kernel moved every byte itself (honest)
+        if probe.judge(answer.outputs, inputs, case.dtype) is None:
+            how = ", ".join(answer.record.copy_ops) or "views"
+            built = f" (rebuilding {', '.join(answer.built)})" if answer.built else ""
+            return [Problem(task.id, f"a glue-only answer passes {case.id}: PyTorch's {how}"
+                                     f"{built} and a Triton memcpy; the task's answer is a "
+                                     f're-layout: set glue = "views" in task.toml')]
+    return []
 
 
 _WIDER = {"float16": (torch.float32, torch.float64), "bfloat16": (torch.float32, torch.float64),
@@ -254,7 +282,8 @@ def check_task(task: Task, all_shapes: bool = False) -> list[Problem]:
     if not cases:
         return [Problem(task.id, "no CPU case with a 'tiny' shape")]
     return (check_seed_matters(probe, cases) + check_degenerate(probe, cases)
-            + check_baseline(probe, cases) + check_solution(probe, cases))
+            + check_glue_only(probe, cases) + check_baseline(probe, cases)
+            + check_solution(probe, cases))
 
 
 def prepare_interpreter() -> None:

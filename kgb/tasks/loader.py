@@ -15,6 +15,7 @@ from kgb.tasks.model import (
     CATEGORIES,
     COMPARE_MODES,
     DTYPES,
+    GLUE_POLICIES,
     INPUT_MODES,
     SHAPE_TAGS,
     ShapeSpec,
@@ -122,6 +123,10 @@ def _parse(raw: dict[str, Any], folder: Path, where: Path) -> Task:
     seed_input = (raw.get("random") or {}).get("seed_input")
     if seed_input is not None and not (isinstance(seed_input, int) and seed_input >= 0):
         raise fail("[random] seed_input must be the 0-based index of the seed argument")
+    glue = raw.get("glue", "copies")
+    if glue not in GLUE_POLICIES:
+        raise fail(f"glue {glue!r} is not one of {', '.join(GLUE_POLICIES)} (\"views\": host "
+                   "code may not copy tensor data, for a task whose answer is a re-layout)")
     if raw["category"] == "Random" and seed_input is None:
         raise fail("Random tasks need [random] seed_input (the index of the seed argument): "
                    "kgb checks that the same seed repeats and another seed differs")
@@ -133,7 +138,7 @@ def _parse(raw: dict[str, Any], folder: Path, where: Path) -> Task:
         dtypes=tuple(raw["dtypes"]), shapes=shapes, tolerance=tuple(tolerance),
         flops=raw["cost"]["flops"], bytes=raw["cost"]["bytes"], compare=compare, modes=modes,
         forbid=tuple(raw.get("forbid", ())), strided_inputs=tuple(strided),
-        deterministic=deterministic, strict_tolerance=strict, seed_input=seed_input,
+        deterministic=deterministic, strict_tolerance=strict, seed_input=seed_input, glue=glue,
         folder=folder.resolve(),
     )
 

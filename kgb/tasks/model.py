@@ -17,6 +17,11 @@ SHAPE_TAGS = ("tiny", "small", "medium", "large", "pow2", "non-pow2", "rectangul
 DTYPES = ("float32", "float16", "bfloat16", "int8", "int32", "int64")
 COMPARE_MODES = ("allclose", "exact", "statistical")
 INPUT_MODES = ("standard", "outlier")
+# What the entry's host code may do besides allocating and viewing (docs/tasks.md, "Glue"):
+# "copies" (the default) also lets PyTorch copy tensor data (`.contiguous()` of a strided
+# input, `clone`, `copy_`); "views" makes every such copy compute, for a task whose answer is a
+# re-layout: there PyTorch's copy is the answer and a Triton memcpy would only carry it out.
+GLUE_POLICIES = ("copies", "views")
 ITEMSIZE = {"float32": 4, "float16": 2, "bfloat16": 2, "int8": 1, "int32": 4, "int64": 8}
 
 
@@ -68,6 +73,7 @@ class Task:
     # forgiveness against the float64 truth (a task whose point is accuracy at a few elements).
     strict_tolerance: bool = False
     seed_input: int | None = None  # Random tasks: the index of the seed argument
+    glue: str = "copies"  # GLUE_POLICIES
     folder: Path = field(default=Path("."), compare=False)
 
     @property

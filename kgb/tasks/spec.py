@@ -31,6 +31,10 @@ def render_spec(task: Task) -> str:
         for s in task.shapes)
     tolerances = "\n".join(f"  - {d}: atol={t.atol:g} rtol={t.rtol:g} rel_l2={t.rel_l2:g}"
                            for d, t in task.tolerance)
+    glue = ("" if task.glue != "views" else
+            "\nThis task's answer is a re-layout: host code may not copy tensor data either (no\n"
+            ".contiguous() of a strided tensor, clone, copy_, reshape of a non-viewable tensor):\n"
+            "read the inputs through their strides in your kernel.")
     return f"""# {task.id}  ({task.category}, level {task.level}, {task.direction})
 
 {task.description}
@@ -38,7 +42,7 @@ def render_spec(task: Task) -> str:
 Define: {task.signature}
 The entry function `{task.entry}` must compute the result with @triton.jit kernel(s) of its own
 file, launched as kernel[grid](...). Host code may only allocate outputs, query shapes/strides/
-dtypes and make views; PyTorch compute on the host is rejected. Do not modify the inputs.
+dtypes and make views; PyTorch compute on the host is rejected. Do not modify the inputs.{glue}
 
 dtypes: {', '.join(task.dtypes)}
 inputs: {', '.join(task.modes)} distributions (outlier: a few elements amplified by orders of

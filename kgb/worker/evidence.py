@@ -129,6 +129,14 @@ GLUE_OPS = frozenset({
     "record_stream_disallowed",
 })
 
+# Glue ops that write tensor data taken from other tensors (a materialising copy: `.contiguous()`
+# of a strided view dispatches `clone`, `out[...] = x` and `narrow(...).copy_` dispatch `copy_`,
+# `torch.tensor([x[0, 1], ...])` reads elements into `lift_fresh`). Recorded on every task as
+# their own evidence (`copy_ops`); the trusted side decides by the task's glue policy: on a
+# task whose answer is a re-layout ("views") the copy is the answer (threat 32).
+COPY_OPS = frozenset({"copy_", "clone", "_to_copy", "to", "_copy_from", "_copy_from_and_resize",
+                      "lift_fresh", "lift_fresh_copy"})
+
 
 # Allocations that hand out memory without writing it. In a checked call each one is filled
 # with 0xFF bytes (NaN in every float dtype) before the candidate sees it: an output it never
@@ -157,6 +165,7 @@ class DispatchTrace:
 
     def __init__(self) -> None:
         self.ops: set[str] = set()
+        self.copies: set[str] = set()  # COPY_OPS seen (and fills from a tensor's value)
         self.paused = 0
         self._mode: Any = None
 
@@ -183,6 +192,7 @@ class DispatchTrace:
                 return result
 
         self.ops = set()
+        self.copies = set()
         self._mode = Mode()
         self._mode.__enter__()
 
@@ -208,6 +218,9 @@ class DispatchTrace:
     def record(self, func: Any, args: tuple, kwargs: dict) -> str:
         """Note a non-glue op; returns the op's name."""
         name = func._schema.name.split("::")[-1]
+        if name in COPY_OPS or (name in ("fill_", "fill") and len(args) > 1
+                                and hasattr(args[1], "dtype")):  # fill_ from a tensor's value
+            self.copies.add(name)
         if name in GLUE_OPS:
             if name in ("_to_copy", "to") and "dtype" in kwargs and args and \
                     getattr(args[0], "dtype", None) not in (None, kwargs["dtype"]):

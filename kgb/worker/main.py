@@ -226,7 +226,8 @@ class _CallRunner:
         types = type_names(items)
         evidence: dict[str, Any] = dict(output_types=types, launches=launches, wall_s=wall_s,
                                         mutated_inputs=mutated(inputs, originals),
-                                        torch_ops=torch_ops, kernels=kernels)
+                                        torch_ops=torch_ops, kernels=kernels,
+                                        copy_ops=tuple(sorted(self.trace.copies)))
         if any(t != P.PLAIN_TENSOR for t in types):
             return P.CallRecord(status=P.CaseStatus.RETURNED, **base, **evidence), inputs
         outputs = tuple(items)

@@ -17,7 +17,7 @@ from kgb.anticheat.static import rules as R
 if TYPE_CHECKING:
     from kgb.tasks.model import Task
 
-__all__ = ["MAX_BYTES", "MAX_DEPTH", "analyze", "analyze_file", "format_findings"]
+__all__ = ["MAX_BYTES", "MAX_DEPTH", "analyze", "analyze_file", "format_findings", "task_forbid"]
 
 # Beyond these the parsers themselves become the attack surface: libcst's native parser crashes
 # the process or runs for minutes on expressions nested a few thousand deep.
@@ -43,7 +43,7 @@ def analyze_file(path: str | Path, task: Task | None = None) -> list[Finding]:
     task-specific forbids without a task)."""
     path = Path(path)
     entry, forbid, category = ("run", (), None) if task is None else (
-        task.entry, task.forbid, task.category)
+        task.entry, task_forbid(task), task.category)
     data = path.read_bytes()
     if len(data) > MAX_BYTES:
         return [_too_large(str(path), len(data))]
@@ -52,6 +52,13 @@ def analyze_file(path: str | Path, task: Task | None = None) -> list[Finding]:
     except UnicodeDecodeError as exc:
         return [Finding(R.UNPARSEABLE.id, f"not UTF-8 text (byte {exc.start})", str(path), 1, 1)]
     return analyze(source, str(path), entry, forbid, category)
+
+
+def task_forbid(task: Task) -> tuple[str, ...]:
+    """The task's `forbid` list and what its glue policy takes out of host glue."""
+    from kgb.anticheat.static.policy import glue_forbid
+
+    return tuple(task.forbid) + glue_forbid(task.glue)
 
 
 def format_findings(findings: list[Finding], as_json: bool = False, **context: object) -> str:

@@ -138,6 +138,18 @@ TENSOR_GLUE_ATTRS = frozenset({
     "__iter__", "__init__", "__new__", "__repr__", "__str__", "__format__", "__hash__",
     "__sizeof__", "__doc__", "__module__", "__weakref__", "__dir__", "__annotations__",
 })
+# Glue methods that copy tensor data. A task whose answer is a re-layout (task.toml
+# `glue = "views"`) forbids them: there the copy is the answer (threat 32). `.contiguous()` and
+# `.reshape()` stay: on a contiguous (viewable) tensor they copy nothing, and the dispatch
+# trace sees the copy they make of a strided one (`clone`, D206).
+COPY_GLUE_ATTRS = frozenset({"clone", "copy_"})
+
+
+def glue_forbid(glue: str) -> tuple[str, ...]:
+    """The task forbids (S114 entries) a task's glue policy adds."""
+    return tuple(f".{m}" for m in sorted(COPY_GLUE_ATTRS)) if glue == "views" else ()
+
+
 # Methods that return a tensor over the same or new storage without computing values.
 TENSOR_PRODUCING_METHODS = frozenset({
     "view", "view_as", "reshape", "reshape_as", "contiguous", "flatten", "unflatten", "ravel",

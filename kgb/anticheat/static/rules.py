@@ -62,8 +62,9 @@ TORCH_COMPILER = declare(Rule(
     "kernels that are not yours.",
     "Write the Triton kernel yourself; do not call PyTorch's compilers."))
 TASK_FORBIDDEN = declare(Rule(
-    "S114", 1, "task-forbidden-api", (1, 26),
-    "The file uses an API that the task's task.toml lists under `forbid`.",
+    "S114", 1, "task-forbidden-api", (1, 26, 32),
+    "The file uses an API that the task's task.toml lists under `forbid`, or a copy method "
+    "(`.clone`, `.copy_`) on a task whose answer is a re-layout (`glue = \"views\"`).",
     "Read the task spec (`kgb tasks show ID`) and implement the forbidden step yourself."))
 QUANTIZATION_API = declare(Rule(
     "S115", 1, "quantization-api", (26,),
