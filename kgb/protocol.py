@@ -409,6 +409,9 @@ class ExecRecord:
     # The worker's start-up (Python, torch, Triton, the device) until its candidate's import,
     # on the supervisor's clock: drawn from the compile budget, never from the run time.
     startup_s: float | None = None
+    # After start-up: how long the worker's main thread waited for a CPU (the machine's other
+    # load), also credited from the compile budget (kgb/sandbox/_supervisor.py).
+    waited_s: float | None = None
 
 
 @dataclass(frozen=True)

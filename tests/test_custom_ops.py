@@ -172,3 +172,33 @@ def test_a_python_kernel_under_an_aten_name_is_judged_by_what_it_runs():
         replaced._destroy()
     assert set(ops) == {f"relu (in aten::clone.{overload})", "sigmoid (in aten::zero_)"}
     assert torch.zeros(2).fill_(3).zero_().eq(0).all()  # aten's own kernel is back
+
+
+def _copy_body(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=offs < n), mask=offs < n)
+
+
+def test_wrap_triton_outside_a_triton_op_launches_under_the_trace():
+    # On a GPU, wrap_triton outside a triton_op dispatches a higher-order op, which a mode
+    # must accept (it raised NotImplementedError): it reaches the launch, counted. A compiled
+    # JITFunction (not the interpreter's) is what takes that path; on a machine without a GPU
+    # its launch then fails for want of a driver, after being counted.
+    from triton.runtime.jit import JITFunction
+
+    kernel = JITFunction(_copy_body)
+    trace = DispatchTrace()
+    counter = LaunchCounter(__file__, trace)
+    counter.install()
+    x = torch.randn(8)
+
+    def launch():
+        out = torch.empty_like(x)
+        try:
+            torch.library.wrap_triton(kernel)[(1,)](x, out, 8, BLOCK=8)
+        except RuntimeError as exc:
+            assert "driver" in str(exc), exc
+        return out
+
+    _, ops = _traced(launch, trace)
+    assert counter.count == 1 and ops == ()

@@ -40,13 +40,16 @@ def timeout_message(plan: P.PlanRecord, progress: P.Progress | None,
     if compile_s is None:
         return f"the job ran past its time limits ({budgets}) before reporting progress"
     startup_s = execution.startup_s if execution is not None else None
-    compiling = compile_s + (startup_s or 0.0) >= plan.compile_budget_s - 0.5
+    waited_s = execution.waited_s if execution is not None else None
+    compiling = compile_s + (startup_s or 0.0) + (waited_s or 0.0) >= \
+        plan.compile_budget_s - 0.5
     spent = "start-up/compile/autotune" if compiling else "run-time"
     marks = [m.label[len(STAGE_MARK):] for m in (execution.marks if execution else ())
              if m.label.startswith(STAGE_MARK)]
     stage = marks[-1] if marks else progress.stage if progress is not None else None
     took = (f"start-up took {startup_s:.0f} s, " if startup_s is not None else "") + \
-        f"compiling and autotuning took {compile_s:.0f} s"
+        f"compiling and autotuning took {compile_s:.0f} s" + \
+        (f", waiting for a CPU {waited_s:.0f} s" if waited_s else "")
     done = f", {progress.cases_done} case(s) done" if progress is not None else ""
     where = f", stage {P.cut(stage, 20)}" if stage else ""
     fix = ("--limit compile_case=SECONDS (per case) or compile=SECONDS (the least per job) "

@@ -91,3 +91,26 @@ def _real_kernel(name: str, key: Any) -> bool:
     C: Any = torch._C
     return bool(C._dispatch_has_kernel_for_dispatch_key(name, key)) and \
         not C._dispatch_kernel_for_dispatch_key_is_fallthrough(name, key)
+
+
+def is_higher_order(func: Any) -> bool:
+    """A higher-order operator (`wrap_triton` outside a triton_op on a GPU dispatches one):
+    Python through and through, so it too runs under the mode instead of hiding from it."""
+    from torch._ops import HigherOrderOperator
+
+    return isinstance(func, HigherOrderOperator)
+
+
+def higher_order_key(args: tuple, kwargs: dict) -> Any:
+    """The backend key of a higher-order op's tensors, found at any depth (wrap_triton passes
+    the launch's arguments as a dict): Undefined without any, which picks its composite kernel."""
+    import torch
+    from torch.utils._pytree import tree_leaves
+
+    C: Any = torch._C
+    keys = C.DispatchKeySet(C.DispatchKey.Undefined)
+    for leaf in tree_leaves((args, kwargs)):
+        if isinstance(leaf, torch.Tensor):
+            keys = keys | C._dispatch_keys(leaf)
+    keys = keys & C._dispatch_keyset_full_after(C.DispatchKey.Python)
+    return keys.highestPriorityTypeId()

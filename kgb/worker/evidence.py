@@ -8,7 +8,13 @@ import contextlib
 import os
 from typing import Any
 
-from kgb.worker.custom_ops import below_python, is_pytorch_op, runs_python
+from kgb.worker.custom_ops import (
+    below_python,
+    higher_order_key,
+    is_higher_order,
+    is_pytorch_op,
+    runs_python,
+)
 
 
 class LaunchCounter:
@@ -175,10 +181,15 @@ class DispatchTrace:
         trace = self
 
         class Mode(TorchDispatchMode):
+            supports_higher_order_operators = True
+
             def __torch_dispatch__(self, func, types, args=(), kwargs=None):
                 kwargs = kwargs or {}
                 if trace.paused:
                     return func(*args, **kwargs)
+                if is_higher_order(func):  # its Python body runs under the mode, traced
+                    with type(self)():
+                        return func.dispatch(higher_order_key(args, kwargs), *args, **kwargs)
                 keys = below_python(func, args, kwargs)
                 if runs_python(func, keys, kwargs):  # a custom op: judged by what it runs
                     return trace.inside(func, args, keys, kwargs, type(self))
