@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 import torch
-
 from conftest import ROOT
+
 from kgb import protocol as P
 from kgb.anticheat.static import analyze_file
 from kgb.errors import TaskError

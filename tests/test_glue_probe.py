@@ -13,9 +13,9 @@ os.environ.setdefault("TRITON_INTERPRET", "1")
 import pytest
 import torch
 import torch.nn.functional as F
+from conftest import ROOT
 from torch.utils._python_dispatch import TorchDispatchMode
 
-from conftest import ROOT
 from kgb.suite.glue_builders import BUILDERS, builder_for
 from kgb.suite.glue_probe import glue_answer, verdict
 from kgb.worker.evidence import DispatchTrace
