@@ -631,6 +631,99 @@ def test_compile_time_extends_the_run_limit_only_as_far_as_the_compile_budget(ba
     assert autotune.channel is not None and autotune.channel["compile_s"] >= 2.4
 
 
+STARTUP_PROGRAM = """
+import sys, time
+from kgb.worker.compile_clock import startup
+startup_s, run_s, close = float(sys.argv[1]), float(sys.argv[2]), sys.argv[3] == "close"
+startup("+")
+time.sleep(startup_s)
+if close:
+    startup("-")
+time.sleep(run_s)
+print("finished")
+"""
+
+
+@pytest.mark.parametrize("backend", [pytest.param("bwrap", marks=pytest.mark.bwrap), "process"])
+def test_the_run_time_limit_starts_when_the_workers_start_up_ends(backend, tmp_path):
+    """Issue 28: a worker's 13-20 s start-up on a loaded machine counted against --timeout and
+    turned `incorrect` into `timeout`. Start-up (S + .. S -, timed by the supervisor) draws on
+    the compile budget: a slow start-up followed by a run within the limit finishes, a hang
+    after start-up is stopped at start-up + run limit, and a worker that claims to start up
+    forever gets the compile budget and no more."""
+    import sys
+
+    sandbox = backend_or_skip(backend)
+    tmp_path.chmod(0o755)
+    limits = Limits(wall_time_s=2.0, compile_time_s=4.0)
+    outcomes = {}
+    try:
+        for name, args in {"slow_start": ("3", "1.5", "close"), "hang": ("1", "30", "close"),
+                           "starts_forever": ("30", "0", "open")}.items():
+            out = tmp_path / name
+            out.mkdir()
+            outcomes[name] = sandbox.run(SandboxRequest(
+                argv=(sys.executable, "-c", STARTUP_PROGRAM, *args), out_dir=out,
+                ro_paths=(ROOT,), env=(("PYTHONPATH", str(ROOT)),), tmp_dir=tmp_path / f"t{name}",
+                cwd=Path("/"), channel=True), limits)
+    finally:
+        sandbox.close()
+    slow, hang, forever = outcomes["slow_start"], outcomes["hang"], outcomes["starts_forever"]
+    assert not slow.timed_out and "finished" in slow.stdout, slow
+    assert slow.channel is not None and slow.channel["startup_s"] >= 3.0
+    assert slow.channel["compile_s"] == 0.0  # start-up is reported apart from compiling
+    assert hang.timed_out and 3.0 <= hang.wall_s < 6.0, hang
+    assert forever.timed_out and 6.0 <= forever.wall_s < 9.0, forever
+
+
+SPIN_PROGRAM = """
+import os, sys, time
+from kgb.worker.compile_clock import startup
+cpu_s = float(sys.argv[1])
+os.sched_setaffinity(0, {int(sys.argv[2])})  # one CPU, shared with the test's busy loops
+startup("+")
+startup("-")
+start = time.process_time()
+while time.process_time() - start < cpu_s:
+    pass
+print("finished")
+"""
+
+
+@pytest.mark.parametrize("backend", [pytest.param("bwrap", marks=pytest.mark.bwrap), "process"])
+def test_waiting_for_a_busy_cpu_does_not_count_as_run_time(backend, tmp_path):
+    """Issue 28: with the machine busy, the same kernel's cases took several times as long and
+    ran past --timeout. The time the worker waits for a CPU (its run-queue delay, on the
+    supervisor's side) is credited like start-up: 1.5 s of work beside two busy loops on its
+    CPU (about 4.5 s of wall time) fits a 2 s limit; a kernel spinning forever there is still
+    stopped, at the limit plus the compile budget at most."""
+    cpu = sorted(os.sched_getaffinity(0))[0]
+    hog = f"import os\nos.sched_setaffinity(0, {{{cpu}}})\nwhile True: pass"
+    hogs = [subprocess.Popen([sys.executable, "-c", hog]) for _ in range(2)]
+    sandbox = backend_or_skip(backend)
+    tmp_path.chmod(0o755)
+    limits = Limits(wall_time_s=2.0, compile_time_s=10.0)
+    outcomes = {}
+    try:
+        for name, work in (("busy", "1.5"), ("forever", "1e9")):
+            out = tmp_path / name
+            out.mkdir()
+            start = time.monotonic()
+            outcomes[name] = sandbox.run(SandboxRequest(
+                argv=(sys.executable, "-c", SPIN_PROGRAM, work, str(cpu)), out_dir=out,
+                ro_paths=(ROOT,), env=(("PYTHONPATH", str(ROOT)),), tmp_dir=tmp_path / f"t{name}",
+                cwd=Path("/"), channel=True), limits), time.monotonic() - start
+    finally:
+        sandbox.close()
+        for h in hogs:
+            h.kill()
+            h.wait()
+    (busy, busy_s), (forever, forever_s) = outcomes["busy"], outcomes["forever"]
+    assert not busy.timed_out and "finished" in busy.stdout, (busy, busy_s)
+    assert busy_s > 3.0 and busy.channel is not None and busy.channel["waited_s"] > 1.0
+    assert forever.timed_out and forever_s < 2.0 + 10.0 + 10.0, forever
+
+
 @pytest.mark.bwrap
 def test_a_run_folder_in_dev_shm_is_visible_to_a_bwrap_worker(tmp_path):
     """`--out /dev/shm/...` (RAM-backed room for GB-sized outputs) once crashed every job

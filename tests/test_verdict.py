@@ -4,6 +4,7 @@ what the worker writes (kgb.protocol)."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 
@@ -98,6 +99,25 @@ def test_a_timeout_names_the_budget_the_supervisor_saw_run_out():
     assert "compile/autotune budget" in v.message and "took 60 s" in v.message, v.message
     assert v.message.endswith("--limit compile_case=SECONDS (per case) or compile=SECONDS (the "
                               "least per job) raises it")
+
+
+def test_a_timeout_names_the_stage_the_supervisor_saw_and_the_start_up_apart():
+    """Issue 28: the message said "stage device" (a stale progress file) while exec.json's
+    marks showed the worker in `cases`; start-up is named apart and draws on the start-up/
+    compile budget, never on the run time."""
+    the_plan = P.PlanRecord("t.x", "Math", "kernels/k.py", "cpu", 30.0, (spec("a"),),
+                            compile_budget_s=60.0)
+    stale = P.Progress("device", 0, 0.0, 19.0)
+    marks = tuple(P.Mark(f"stage {s}", t) for s, t in (("runtime", 15.0), ("device", 15.1),
+                                                        ("import", 19.5), ("cases", 19.6)))
+    ran = P.ExecRecord("process", None, True, 50.0, False, channel=True, marks=marks,
+                       compile_s=0.0, startup_s=19.5)
+    v = decide(the_plan, ran, None, None, None, stale)
+    assert "run-time budget" in v.message and "stage cases" in v.message, v.message
+    assert "start-up took 20 s" in v.message and "stage device" not in v.message
+    slow_start = replace(ran, marks=marks[:2], compile_s=0.0, startup_s=60.0)
+    v = decide(the_plan, slow_start, None, None, None, stale)
+    assert "start-up/compile/autotune budget" in v.message and "stage device" in v.message
 
 
 def test_no_result_file_is_crashed_with_signal():

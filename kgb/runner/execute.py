@@ -224,7 +224,9 @@ def _run_candidate(job: Job, job_dir: Path, out: Path, ctx: JobContext,
             tmp_dir=tmp_dir, device=job.device, label=f"{ctx.run_id}/{job.task.id}",
             cwd=out, cancel=ctx.cancel, keep_names=P.OUTPUT_NAMES, channel=True)
         # The supervisor stops the job at its run-time limit, moved out by the time it spent
-        # compiling and autotuning (timed on the supervisor's clock), up to the compile budget.
+        # starting up, compiling, autotuning and waiting for a CPU (timed on the supervisor's
+        # clock), up to the compile budget: the run time starts with the candidate's import
+        # and does not grow with the machine's load.
         execution = ctx.sandbox.run(request, limits)
     finally:
         shutil.rmtree(tmp_dir, ignore_errors=True)
@@ -245,7 +247,9 @@ def _run_candidate(job: Job, job_dir: Path, out: Path, ctx: JobContext,
                           channel.marks if channel else (), channel.commits if channel else (),
                           channel.compile_s if channel else None, execution.worker_s,
                           sum(f.stat().st_size for f in out.iterdir() if f.is_file()),
-                          ctx.limits.output_bytes, shutil.disk_usage(out).free)
+                          ctx.limits.output_bytes, shutil.disk_usage(out).free,
+                          channel.startup_s if channel else None,
+                          channel.waited_s if channel else None)
     write_json_atomic(job_dir / P.EXEC_FILE, P.to_json(record), indent=1)
     return execution
 
@@ -256,6 +260,8 @@ class _Channel:
     commits: tuple[P.Commit, ...] = ()
     flooded: bool = False
     compile_s: float | None = None
+    startup_s: float | None = None
+    waited_s: float | None = None
 
 
 def _channel(raw: dict | None) -> _Channel | None:
@@ -264,10 +270,10 @@ def _channel(raw: dict | None) -> _Channel | None:
         return None
     try:
         marks = tuple(P.Mark(str(m[0]), float(m[1])) for m in raw.get("marks", ()))
-        compile_s = raw.get("compile_s")
+        seconds = [raw.get(k) for k in ("compile_s", "startup_s", "waited_s")]
         return _Channel(marks, P.parse(tuple[P.Commit, ...], raw.get("commits", [])),
                         bool(raw.get("flooded")),
-                        float(compile_s) if compile_s is not None else None)
+                        *(float(s) if s is not None else None for s in seconds))
     except (P.ProtocolError, TypeError, ValueError, IndexError):
         return None
 

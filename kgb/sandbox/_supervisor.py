@@ -27,8 +27,14 @@ only, because it must also run from a bare imported image), and:
    predict. `B +` / `B -` open and close a compile/autotune interval: the run-time deadline
    (`timeout_s`) moves out by the time spent inside them, on this clock, up to
    `compile_budget_s` — autotuning is honest work with its own budget, while a kernel that
-   hangs outside any compile is stopped at the run-time limit. A worker that lies here gains
-   at most the compile budget it was given anyway.
+   hangs outside any compile is stopped at the run-time limit. `S +` / `S -` open and close
+   the worker's start-up (Python, torch, Triton, the device, up to the candidate's import),
+   which draws on the same budget: on a loaded machine start-up takes 10-20 s, and a verdict
+   must not depend on the load, so the run-time limit starts when the candidate's import
+   begins. After start-up, the time the worker's main thread was ready to run but waited for
+   a CPU (its run-queue delay, /proc/PID/schedstat) is credited the same way: other load on
+   the machine slows the worker, never its verdict. A worker that lies here, or loads the
+   machine itself to wait longer, gains at most the compile budget it was given anyway.
 
 Host-side helpers (`command`, `split_report`) live here too so both sides share one format.
 """
@@ -335,8 +341,8 @@ def _discard(fd: int) -> int:
 class _Notary:
     """The supervisor's side of the channel (see the module docstring, point 7)."""
 
-    def __init__(self, mark_r: int, reply_w: int, start: float) -> None:
-        self.mark_r, self.reply_w, self.start = mark_r, reply_w, start
+    def __init__(self, mark_r: int, reply_w: int, start: float, pid: int | None = None) -> None:
+        self.mark_r, self.reply_w, self.start, self.pid = mark_r, reply_w, start, pid
         self.secret = secrets.token_bytes(32)
         self.buffer = bytearray()
         self.received = 0
@@ -344,11 +350,28 @@ class _Notary:
         self.commits: list = []
         self.compile_s = 0.0  # closed compile/autotune intervals, on our clock
         self.compiling_since: float | None = None
+        self.startup_s = 0.0  # the worker's start-up (S + .. S -), on our clock
+        self.starting_since: float | None = None
+        self.started_up = False  # one start-up interval per worker, never reopened
+        self.delay_base: float | None = None  # the worker's run-queue delay when start-up ended
+        self.waited = 0.0  # the last reading: /proc/PID is gone once the worker is reaped
 
     def compile_seconds(self, now: float) -> float:
         """Time the worker has spent compiling or autotuning, the open interval included."""
         running = now - self.compiling_since if self.compiling_since is not None else 0.0
         return self.compile_s + running
+
+    def waited_seconds(self) -> float:
+        """Time the worker's main thread has waited for a CPU since its start-up ended (none
+        before: start-up is credited whole); 0 for a worker that never announced one."""
+        if self.delay_base is not None:
+            self.waited = max(self.waited, _run_delay(self.pid) - self.delay_base)
+        return self.waited
+
+    def startup_seconds(self, now: float) -> float:
+        """Time the worker has spent starting up, the open interval included."""
+        running = now - self.starting_since if self.starting_since is not None else 0.0
+        return self.startup_s + running
 
     def feed(self, chunk: bytes) -> None:
         self.received += len(chunk)
@@ -371,6 +394,14 @@ class _Notary:
             elif rest == "-" and self.compiling_since is not None:
                 self.compile_s += now - self.compiling_since
                 self.compiling_since = None
+        elif kind == "S":
+            now = time.monotonic()
+            if rest == "+" and not self.started_up:  # from our start: Python's own start-up
+                self.started_up, self.starting_since = True, self.start
+            elif rest == "-" and self.starting_since is not None:
+                self.startup_s += now - self.starting_since
+                self.starting_since = None
+                self.delay_base = _run_delay(self.pid)
         elif kind == "C" and len(self.commits) < 10000:
             case, _, payload = rest.partition(" ")
             try:
@@ -393,7 +424,20 @@ class _Notary:
     def report(self) -> dict:
         return {"marks": self.marks, "commits": self.commits,
                 "flooded": self.received > CHANNEL_CAP,
-                "compile_s": round(self.compile_seconds(time.monotonic()), 3)}
+                "compile_s": round(self.compile_seconds(time.monotonic()), 3),
+                "startup_s": round(self.startup_seconds(time.monotonic()), 3),
+                "waited_s": round(self.waited, 3)}
+
+
+def _run_delay(pid: int | None) -> float:
+    """Seconds task `pid` has spent runnable but waiting for a CPU (0 where unreadable)."""
+    if pid is None:
+        return 0.0
+    try:
+        with open(f"/proc/{pid}/schedstat", "rb") as f:
+            return int(f.read().split()[1]) / 1e9
+    except (OSError, IndexError, ValueError):
+        return 0.0
 
 
 def _pump(cfg: dict, pid: int, out_r: int, err_r: int, notary: _Notary | None = None) -> dict:
@@ -415,9 +459,13 @@ def _pump(cfg: dict, pid: int, out_r: int, err_r: int, notary: _Notary | None = 
     start = time.monotonic()
     run_budget, compile_budget = float(cfg["timeout_s"]), float(cfg.get("compile_budget_s", 0))
 
-    def run_deadline() -> float:  # the run-time limit, moved out by time spent compiling
-        credit = notary.compile_seconds(time.monotonic()) if notary is not None else 0.0
-        return start + run_budget + min(compile_budget, credit)
+    def past_deadline(now: float) -> bool:
+        """The run-time limit, moved out by start-up, compiling and waiting for a CPU."""
+        if now <= start + run_budget:
+            return False
+        credit = notary.compile_seconds(now) + notary.startup_seconds(now) + \
+            notary.waited_seconds() if notary is not None else 0.0
+        return now > start + run_budget + min(compile_budget, credit)
 
     deadline = 0.0  # set once the worker is gone: how long to wait for its pipes' EOF
     status, timed_out, tree_dead = None, False, True
@@ -455,10 +503,12 @@ def _pump(cfg: dict, pid: int, out_r: int, err_r: int, notary: _Notary | None = 
                 buf += chunk[:room]
             dropped[key.fd] += max(0, len(chunk) - max(room, 0))
         if status is None:
+            if notary is not None:  # read before the worker can be reaped, for the report
+                notary.waited_seconds()
             done, st = os.waitpid(pid, os.WNOHANG)
             if done:
                 status = st
-            elif time.monotonic() > run_deadline():
+            elif past_deadline(time.monotonic()):
                 timed_out = True
                 for kill in (os.killpg, os.kill):  # its group if it leads one, and itself
                     try:
@@ -534,7 +584,7 @@ def main(argv: list[str]) -> int:
     if channel is not None:
         os.close(mark_w)
         os.close(reply_r)
-        notary = _Notary(mark_r, reply_w, time.monotonic())
+        notary = _Notary(mark_r, reply_w, time.monotonic(), pid)
     try:
         report = _pump(cfg, pid, out_r, err_r, notary)
     except KeyboardInterrupt:

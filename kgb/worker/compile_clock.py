@@ -7,9 +7,23 @@ and moves the run-time deadline out by it, up to the compile budget."""
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
 from typing import Any
+
+from kgb.bench.channel import ENV as CHANNEL_ENV
+
+
+def startup(edge: str) -> None:
+    """Open ("+", first thing the worker does) or close ("-", as the candidate's import
+    begins) the worker's start-up on the supervisor's channel: start-up draws on the compile
+    budget, so the run-time limit starts with the candidate (kgb/sandbox/_supervisor.py).
+    A raw write: it runs before torch is imported, and before the worker's Channel exists."""
+    try:
+        os.write(int(os.environ[CHANNEL_ENV].split(",")[0]), f"S {edge}\n".encode())
+    except (KeyError, ValueError, OSError):
+        pass  # no channel: nothing times the worker (and no compile budget is credited)
 
 
 class CompileClock:

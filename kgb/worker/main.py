@@ -23,7 +23,7 @@ from kgb.bench.profiler import profile_call
 from kgb.jsonfiles import write_json_atomic
 from kgb.tasks.casegen import call_inputs, fingerprint, load_module, outputs_fingerprint
 from kgb.worker import interpreter_fixes, timing
-from kgb.worker.compile_clock import CompileClock
+from kgb.worker.compile_clock import CompileClock, startup
 from kgb.worker.errors import candidate_traceback, describe, error_kind
 from kgb.worker.evidence import DispatchTrace, LaunchCounter
 from kgb.worker.jit_globals import non_constexpr_globals
@@ -89,17 +89,33 @@ def main(job_dir: Path) -> int:
     return 0
 
 
+def _preimport() -> None:
+    """What the first traced call would import otherwise, inside the candidate's run time:
+    torch._dynamo (the dispatch trace's first op, 5-9 s on a loaded 2-core machine) and
+    Triton's gluon (its first launch). Start-up, not the candidate's time."""
+    import torch._dynamo  # noqa: F401
+    import triton
+
+    try:
+        import triton.experimental.gluon  # noqa: F401
+    except ImportError:  # pragma: no cover - an older Triton
+        pass
+
+
 def _run(spec: P.JobSpec, progress: _Progress) -> None:
-    import triton  # noqa: F401
+    _preimport()
 
     timing.capture()  # the timer's clocks, before the candidate exists (threat 14)
+    progress.out_dir = Path(spec.out_dir)  # progress.json names each stage as it opens
     channel = Channel()  # the supervisor's clock and notary (fds it handed us)
 
     def stage(name: str) -> None:
         # Stage marks time the worker's steps on the supervisor's clock for kgb's own cost
-        # (kgb.metrics.overhead); they are a performance record, never evidence.
+        # (kgb.metrics.overhead) and name the stage a stopped job was in; they are a
+        # performance record, never evidence.
         progress.stage = name
         channel.mark(f"{STAGE_MARK}{name}")
+        progress.report()
 
     stage("runtime")  # Python, torch, triton and the worker imported
     if spec.device.startswith("cuda"):  # the CUDA context, made here so its cost is seen apart
@@ -114,11 +130,11 @@ def _run(spec: P.JobSpec, progress: _Progress) -> None:
     counter.install()
     progress.clock.install()
     progress.clock.announce_to(channel.compiling)
-    progress.out_dir = Path(spec.out_dir)
     progress.report()
     # make_inputs only: the task's reference never enters this process (design rule 2).
     task_inputs = load_module(Path(spec.inputs_path), "kgb_task_inputs")
 
+    startup("-")  # the run-time limit starts now, with the candidate's own code
     stage("import")
     try:
         candidate = load_module(Path(spec.kernel_path), "kgb_candidate")
