@@ -234,6 +234,8 @@ class CallRecord:
     torch_ops: tuple[str, ...] = ()  # aten ops outside allocation/view/copy/fill
     copy_ops: tuple[str, ...] = ()  # glue ops that copied tensor data (judged by the task's glue)
     copy_ops: tuple[str, ...] = ()  # glue ops that copied tensor data (judged by the task's glue)
+    host_arguments: tuple[str, ...] = ()  # launch arguments no compiled kernel takes (threat 34)
+    kernel_body_ops: tuple[str, ...] = ()  # aten ops run inside interpreted kernel bodies
     kernels: tuple[str, ...] = ()  # GPU kernels the profiler saw (CaseSpec.profiled_call, GPU)
     late_write: bool = False  # the outputs changed after the call returned and synchronized
     wall_s: float | None = None

@@ -32,7 +32,7 @@ THREATS: dict[int, str] = {
     25: "resource attacks", 26: "quantization contract violation",
     27: "hostile submission archive", 28: "L2 persistence", 29: "fingerprint replay",
     30: "kernel switch", 31: "interpreter gap", 32: "glue that is the answer",
-    33: "custom-op wrapper",
+    33: "custom-op wrapper", 34: "host objects through the launch",
 }
 
 # Defences that are not rules of the registry: what they are and which threats they stop.

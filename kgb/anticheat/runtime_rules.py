@@ -28,6 +28,14 @@ TORCH_AT_RUN_TIME = declare(Rule(
     "ops whatever their names), or copied tensor "
     "data on a task whose answer is a re-layout (`glue = \"views\"`).",
     "Compute in your Triton kernels; host code may only allocate, view, copy and fill."))
+HOST_OBJECT_IN_KERNEL = declare(Rule(
+    "D207", 2, "host-object-in-kernel", (34, 1, 31),
+    "A launch handed a kernel a value no compiled kernel can take (a tensor or module as "
+    "tl.constexpr, a function, a container, any object Triton's launcher does not specialize), "
+    "or PyTorch ran inside an interpreted kernel body. Such a launch is refused before it "
+    "compiles or runs.",
+    "Pass kernels tensors, numbers and compile-time constants (int, float, bool, str, None, "
+    "dtypes, jit functions); compute inside them with triton.language only."))
 RESULT_FILE_INVALID = declare(Rule(
     "D205", 2, "result-file-invalid", (15, 16),
     "The worker's result file is not what kgb's worker writes (unknown keys, wrong types, "

@@ -188,6 +188,11 @@ def case_outcome(spec: P.CaseSpec, claim: P.CaseRecord | None, judged: P.CaseJud
 def rule_broken(record: P.CallRecord, glue: str = "copies") -> tuple[Rule, str] | None:
     """The runtime rule the worker's evidence of one call breaks, if any (layer 2); `glue`:
     the task's glue policy (kgb.tasks.model.GLUE_POLICIES)."""
+    if record.host_arguments or record.kernel_body_ops:  # threat 34, whatever came of it
+        seen = (record.host_arguments or record.kernel_body_ops)[0]
+        what = "a launch passed a host object" if record.host_arguments else \
+            "PyTorch ran inside a kernel body"
+        return RR.HOST_OBJECT_IN_KERNEL, f"{what}: {P.cut(seen, 240)}"
     odd = [(i, t) for i, t in enumerate(record.output_types) if t != P.PLAIN_TENSOR]
     if odd:
         i, t = odd[0]

@@ -15,6 +15,7 @@ from kgb.worker.custom_ops import (
     is_pytorch_op,
     runs_python,
 )
+from kgb.worker.launch_args import MAX_NOTES, KernelBodyWatch, refused_arguments
 
 
 class LaunchCounter:
@@ -32,11 +33,31 @@ class LaunchCounter:
         self.count = 0
         self.ghost = False
         self.trace = trace  # paused while a Triton launch runs (its own aten ops are not ours)
+        self.refused: set[str] = set()  # launch arguments no compiled kernel takes (threat 34)
+        self.body = KernelBodyWatch()  # PyTorch run by interpreted kernel bodies (threat 34)
 
     def reset(self, ghost: bool = False) -> None:
         """Start counting a new call; `ghost`: own-file launches do nothing (ghost replay)."""
         self.count = 0
         self.ghost = ghost
+        self.refused = set()
+        self.body.ops = set()
+
+    def launch_evidence(self) -> dict[str, Any]:
+        """The call's threat-34 evidence, as CallRecord fields."""
+        return {"host_arguments": tuple(sorted(self.refused))[:MAX_NOTES],
+                "kernel_body_ops": tuple(sorted(self.body.ops))[:MAX_NOTES]}
+
+    def screen(self, kernel: Any, args: tuple, kwargs: dict) -> None:
+        """Refuse a launch handing the kernel a host object, before it compiles or runs
+        (compiled Triton evaluates constexprs in its code generator, so a module passed as
+        one could run Python even there); the refusal stays in the evidence even if the
+        candidate catches the error."""
+        refused = refused_arguments(kernel, args, kwargs)
+        if refused:
+            self.refused.update(refused[:MAX_NOTES])
+            raise TypeError(f"kgb refused this launch: {refused[0]}; pass tensors, numbers and "
+                            f"compile-time constants only")
 
     def install(self) -> None:
         from triton.runtime.jit import JITFunction
@@ -100,14 +121,20 @@ class LaunchCounter:
         original = cls.run
         counter = self
 
+        interpreted = cls.__name__ == "InterpretedFunction"
+
         def run(self, *args, grid, warmup, **kwargs):
+            counter.screen(self, args, kwargs)
             if not warmup:
                 if counter._own(getattr(self, "fn", None)):
                     counter.count += 1
                 if counter.ghost:
                     return None  # ghost replay: no Triton kernel runs at all
             with counter.paused():
-                return original(self, *args, grid=grid, warmup=warmup, **kwargs)
+                if not interpreted:
+                    return original(self, *args, grid=grid, warmup=warmup, **kwargs)
+                with counter.body.watching(getattr(self, "__name__", "?")):
+                    return original(self, *args, grid=grid, warmup=warmup, **kwargs)
 
         cls.run = run
 

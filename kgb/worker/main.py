@@ -230,13 +230,16 @@ class _CallRunner:
             self.sync()
         except BaseException as exc:  # the candidate's failure is a fact, whatever it is
             self.trace.stop()
+            refused = self.counter.launch_evidence()  # a refused launch raises: keep why
             self.counter.reset()
             _keep_traceback(spec, self.progress, exc)
             return P.CallRecord(status=P.CaseStatus.RAISED, error=describe(exc, spec.kernel_path),
-                                error_kind=error_kind(exc, spec.kernel_path), **base), inputs
+                                error_kind=error_kind(exc, spec.kernel_path), **base,
+                                **refused), inputs
         torch_ops = self.trace.stop()
         wall_s = _perf_counter() - start
         launches = self.counter.count
+        base.update(self.counter.launch_evidence())  # threat 34
         self.counter.reset()
         items = as_items(returned)
         types = type_names(items)

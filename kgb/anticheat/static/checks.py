@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import libcst as cst
 
-from kgb.anticheat.static import host_compute, imports, outputs, reachability, references, state
+from kgb.anticheat.static import (
+    host_compute,
+    imports,
+    launch_args,
+    outputs,
+    reachability,
+    references,
+    state,
+)
 from kgb.anticheat.static.collect import collect
 from kgb.anticheat.static.context import Analysis, Hit
 from kgb.anticheat.static.tensors import TensorFacts
@@ -18,6 +26,7 @@ def run_checks(module: cst.Module, entry: str, forbid: tuple[str, ...],
     hits += references.check(a)
     hits += imports.check(a)
     hits += host_compute.check(a, tensors)
+    hits += launch_args.check(a, tensors)
     hits += state.check(a, tensors)
     entry_funcs = reachability.entry_functions(a, [])
     if entry_funcs:

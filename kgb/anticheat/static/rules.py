@@ -101,6 +101,14 @@ TRITON_INTERNALS = declare(Rule(
     "hooks, knobs, testing/benchmark helpers.",
     "Use triton.jit/autotune/heuristics/Config, triton.cdiv/next_power_of_2, triton.language "
     "and kernel[grid](...) launches."))
+HOST_OBJECT_CONSTEXPR = declare(Rule(
+    "S134", 1, "host-object-constexpr", (34, 1),
+    "A launch passes a host object as a tl.constexpr (a tensor, a module, a Python function, a "
+    "class or instance of the file, a list or dict), or a constexpr defaults to one: an "
+    "interpreted body would run it (PyTorch or anything else), and compiled Triton evaluates "
+    "it while compiling.",
+    "Pass tensors as ordinary (pointer) arguments and constexprs as int, float, bool, str, "
+    "None, a dtype or a @triton.jit function."))
 MONKEYPATCH = declare(Rule(
     "S140", 1, "monkeypatch", (14, 15),
     "The file assigns or deletes attributes or items of modules, imported objects, builtins or "

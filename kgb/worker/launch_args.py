@@ -1,0 +1,222 @@
+"""Threat 34: host objects through a launch. Compiled Triton hands a kernel pointers, numbers and
+compile-time constants; the CPU interpreter hands its body whatever the launch passed (a
+`tl.constexpr` or any argument type it does not convert reaches the body unchanged), so a
+tensor or the `torch` module passed to a kernel let its body run PyTorch (`C.copy_(A @ B)`
+passed matmul on the CPU) or anything else (`T.os.system(...)`). Two pieces of evidence, for
+the trusted side to rule on (D207):
+
+- `refused_arguments`: at every launch (interpreter and GPU, before anything compiles or runs),
+  each argument no compiled kernel could take. A constexpr must be a compile-time value (None,
+  bool, int, float, str, a Triton or torch dtype, a jit function or Triton builtin, or a tuple
+  of those); any other argument must be one Triton's own launcher specializes
+  (`native_specialize_impl`: tensors, numbers, tensor descriptors, tuples ...).
+- `KernelBodyWatch`: while an interpreted kernel body runs, the aten ops called from anywhere
+  but the interpreter and kgb's repairs of it (which move and convert the kernel's data with
+  torch) are PyTorch computing inside a kernel, where compiled Triton has no PyTorch."""
+
+from __future__ import annotations
+
+import contextlib
+import enum
+import inspect
+import os
+import sys
+from collections.abc import Iterator
+from types import FrameType, ModuleType
+from typing import Any
+
+MAX_NOTES = 8  # per call: evidence is capped, the first ones name the problem
+_DEPTH = 8  # tuples of tuples of constexprs, no deeper
+
+
+def refused_arguments(kernel: Any, args: tuple, kwargs: dict) -> list[str]:
+    """One line for each argument (or default) of a launch of `kernel` (a JITFunction or an
+    InterpretedFunction) that no compiled kernel could take."""
+    fn = getattr(kernel, "fn", None)
+    if not inspect.isfunction(fn):
+        return []
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):
+        return []
+    given = dict(zip((p.name for p in params), args))
+    given.update((name, value) for name, value in kwargs.items()
+                 if any(p.name == name for p in params))
+    found = []
+    for param in params:
+        if param.name in given:
+            value = given[param.name]
+        elif param.default is not inspect.Parameter.empty:
+            value = param.default
+        else:
+            continue
+        constexpr = _is_constexpr(param)
+        why = _constexpr_refusal(value, 0) if constexpr else _argument_refusal(value)
+        if why:
+            kind = "constexpr argument" if constexpr else "argument"
+            found.append(f"{fn.__name__}: {kind} {param.name} is {why}")
+    return found
+
+
+def _is_constexpr(param: inspect.Parameter) -> bool:
+    """Triton's own rule (KernelParam.is_constexpr: 'constexpr' in the normalized annotation,
+    which covers the interpreter's stricter equality); a parameter without annotation is not."""
+    try:
+        from triton.runtime.jit import KernelParam
+
+        return bool(KernelParam(0, param, False, False).is_constexpr)
+    except Exception:  # an annotation Triton cannot read: judged as a constexpr, the stricter
+        return True
+
+
+def _argument_refusal(value: Any) -> str | None:
+    """A runtime argument: Triton's launcher must specialize it (it refuses modules, functions,
+    containers, strings ...); what it keeps as a constant is judged as a constexpr."""
+    import triton.language as tl
+
+    try:
+        from triton._C.libtriton import native_specialize_impl
+        from triton.backends.compiler import BaseBackend
+    except ImportError:  # pragma: no cover - an older Triton: tensors and numbers only
+        if hasattr(value, "data_ptr") or type(value) in (bool, int, float) or value is None:
+            return None
+        return _constexpr_refusal(value, 0)
+    try:
+        native_specialize_impl(BaseBackend, value, False, True, True)
+    except Exception:
+        return _describe(value)
+    if isinstance(value, tuple):
+        return next(filter(None, map(_argument_refusal, value)), None)
+    if isinstance(value, tl.constexpr) or not (hasattr(value, "data_ptr") or
+                                               type(value) in (bool, int, float)):
+        return _constexpr_refusal(value, 0)  # a constant: jit functions, None, constexprs
+    return None
+
+
+def _constexpr_refusal(value: Any, depth: int) -> str | None:
+    """Why `value` is no compile-time constant, or None when it is one. Exact types: a
+    subclass of int or str could carry methods that run in an interpreted body."""
+    import numpy as np
+    import torch
+    import triton.language as tl
+
+    kind = type(value)
+    if value is None or kind in (bool, int, float, str) or kind is torch.dtype:
+        return None
+    if isinstance(value, (np.bool_, np.number)) and kind.__module__ == "numpy":
+        return None
+    if kind in _triton_types():
+        return None if kind is not tl.constexpr else _constexpr_refusal(value.value, depth)
+    if _is_triton_builtin(value) or _is_plain_int_enum(value):
+        return None
+    if kind is tuple or (isinstance(value, tuple) and hasattr(kind, "_fields")):
+        if depth >= _DEPTH:
+            return "a tuple nested too deep"
+        return next((why for why in (_constexpr_refusal(v, depth + 1) for v in value) if why),
+                    None)
+    return _describe(value)
+
+
+def _triton_types() -> frozenset[type]:
+    """tl.constexpr, Triton's dtype classes and the jit function classes, exactly: the classes
+    Triton defines, not subclasses a kernel file could add methods to."""
+    import triton.language as tl
+    from triton.runtime import jit
+
+    kinds: set[type] = {tl.constexpr}
+    kinds |= {c for c in vars(tl.core).values() if isinstance(c, type) and issubclass(c, tl.dtype)}
+    kinds |= {c for c in vars(jit).values() if isinstance(c, type) and
+              issubclass(c, getattr(jit, "JITCallable", jit.JITFunction))}
+    try:
+        from triton.runtime.interpreter import InterpretedFunction
+        kinds.add(InterpretedFunction)
+    except ImportError:  # pragma: no cover
+        pass
+    return frozenset(kinds)
+
+
+def _is_triton_builtin(value: Any) -> bool:
+    """A triton.language builtin (tl.maximum passed as a combine function), or kgb's
+    interpreter-ready wrapper of one: marked so, with its code in Triton's or kgb's worker."""
+    code = getattr(value, "__code__", None)
+    return bool(getattr(value, "__triton_builtin__", False)) and code is not None and \
+        os.path.realpath(code.co_filename).startswith(_TRUSTED_DIRS())
+
+
+def _is_plain_int_enum(value: Any) -> bool:
+    """An IntEnum member whose class defines no functions (compiled Triton takes it as an
+    int): one with methods could run them in an interpreted body."""
+    kind = type(value)
+    return isinstance(value, enum.IntEnum) and not any(
+        inspect.isfunction(v) or isinstance(v, (classmethod, staticmethod, property))
+        for c in kind.__mro__ if c.__module__ not in ("enum", "builtins")
+        for name, v in vars(c).items() if not name.startswith("_"))
+
+
+def _describe(value: Any) -> str:
+    if isinstance(value, ModuleType):
+        return f"the module {value.__name__} (a host object: no compiled kernel can take it)"
+    kind = type(value)
+    what = f"{kind.__module__}.{kind.__qualname__}" if kind.__module__ != "builtins" else \
+        kind.__qualname__
+    name = getattr(value, "__qualname__", None) if callable(value) else None
+    return f"a {what}{f' ({name})' if isinstance(name, str) else ''} (a host object: no " \
+           f"compiled kernel can take it)"
+
+
+def _TRUSTED_DIRS() -> tuple[str, ...]:
+    import triton
+
+    worker = os.path.dirname(os.path.realpath(__file__))
+    return (os.path.dirname(os.path.realpath(triton.__file__)) + os.sep, worker + os.sep)
+
+
+class KernelBodyWatch:
+    """Records the aten ops an interpreted launch runs that neither Triton's interpreter nor
+    kgb's repairs of it called: the first Python frame outside torch that led to the op
+    decides, so an op the kernel body (or any helper of the candidate's, or the standard
+    library on its behalf) called is the candidate's."""
+
+    def __init__(self) -> None:
+        self.ops: set[str] = set()
+        self._torch_dir = ""
+        self._trusted: tuple[str, ...] = ()
+        self._real: dict[str, str] = {}
+
+    @contextlib.contextmanager
+    def watching(self, kernel: str) -> Iterator[None]:
+        import torch
+        from torch.utils._python_dispatch import TorchDispatchMode
+
+        if not self._trusted:
+            self._torch_dir = os.path.dirname(os.path.realpath(torch.__file__)) + os.sep
+            self._trusted = _TRUSTED_DIRS()
+        watch = self
+
+        class Mode(TorchDispatchMode):
+            def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+                origin = watch._origin()
+                if origin is not None and len(watch.ops) < MAX_NOTES:
+                    name = func._schema.name.split("::")[-1]
+                    watch.ops.add(f"{name} in kernel {kernel} (from {origin})")
+                return func(*args, **(kwargs or {}))
+
+        with Mode():
+            yield
+
+    def _origin(self) -> str | None:
+        """`file:line` of the frame that called into torch, or None when it is Triton's
+        interpreter or kgb's worker."""
+        frame: FrameType | None = sys._getframe(2)
+        while frame is not None:
+            name = frame.f_code.co_filename
+            real = self._real.get(name)
+            if real is None:
+                real = self._real[name] = os.path.realpath(name)
+            if real.startswith(self._torch_dir):
+                frame = frame.f_back
+                continue
+            if real.startswith(self._trusted):
+                return None
+            return f"{os.path.basename(name)}:{frame.f_lineno}"
+        return None
