@@ -24,6 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
+from kgb.jsonfiles import Bounds, Refused, loads_json, read_capped
+
 # ------------------------------------------------------------------ files of a job folder
 JOB_FILE = "job.json"  # JobSpec, written by the host before the worker starts
 TASK_INPUTS_FILE = "task_inputs.py"  # the copy of the task's inputs.py the worker loads
@@ -232,7 +234,6 @@ class CallRecord:
     aliases: tuple[tuple[int, int], ...] = ()  # (output, input) pairs sharing storage
     launches: int = 0  # launches of the file's own Triton kernels
     torch_ops: tuple[str, ...] = ()  # aten ops outside allocation/view/copy/fill
-    copy_ops: tuple[str, ...] = ()  # glue ops that copied tensor data (judged by the task's glue)
     copy_ops: tuple[str, ...] = ()  # glue ops that copied tensor data (judged by the task's glue)
     host_arguments: tuple[str, ...] = ()  # launch arguments no compiled kernel takes (threat 34)
     kernel_body_ops: tuple[str, ...] = ()  # aten ops run inside interpreted kernel bodies
@@ -479,7 +480,6 @@ class PlanRecord:
     cuda_graph: bool = False  # --cuda-graph: timed calls are CUDA-graph replays
     code: CodeMetrics | None = None  # of the kernel file; None: no kernel, or unparsable
     glue: str = "copies"  # the task's glue policy: "views" makes a host copy compute (D206)
-    glue: str = "copies"  # the task's glue policy: "views" makes a host copy compute (D206)
 
 
 @dataclass(frozen=True)
@@ -591,6 +591,12 @@ class ProtocolError(ValueError):
     """A message is not what the protocol says: the one-line reason is the message."""
 
 
+# Every message kgb writes nests under 10 levels and holds no integer beyond 63 bits and no
+# non-finite float (to_json writes those as null or "inf"): anything past that is hostile.
+MESSAGE_BOUNDS = Bounds(max_depth=32)
+MESSAGE_MAX_BYTES = 64 << 20
+
+
 T = TypeVar("T")
 
 
@@ -618,31 +624,27 @@ def parse(cls: type[T], data: Any, where: str = "") -> T:
     return _coerce(data, cls, where or cls.__name__)
 
 
-def loads(cls: type[T], text: str, where: str = "") -> T:
+def loads(cls: type[T], text: str | bytes, where: str = "", cap: int = MESSAGE_MAX_BYTES) -> T:
+    """A message from its JSON text, through the bounded reader (kgb.jsonfiles): nested
+    deeper than MESSAGE_BOUNDS allows, an integer beyond 2**64, NaN, Infinity or a float that
+    overflows — none of which kgb's own writers produce (to_json) — is a ProtocolError."""
+    name = where or cls.__name__
     try:
-        data = json.loads(text)
-    except ValueError as exc:
-        raise ProtocolError(f"{where or cls.__name__}: not valid JSON (cut short or "
-                            f"corrupt: {str(exc)[:80]})") from None
-    return parse(cls, data, where)
+        data = loads_json(text, dataclasses.replace(MESSAGE_BOUNDS, max_bytes=cap), name)
+    except Refused as exc:
+        raise ProtocolError(exc.message) from None
+    return parse(cls, data, name)
 
 
 def read(cls: type[T], path: Path, cap: int) -> T:
-    """A message from a file, read at most `cap` bytes deep (a huge file is refused unread)."""
+    """A message from a file, read at most `cap` bytes deep (a huge file is refused unread;
+    a FIFO, device or folder in its place is refused, never waited on)."""
     try:
-        with open(path, "rb") as handle:
-            raw = handle.read(cap + 1)
-    except FileNotFoundError:
-        raise ProtocolError(f"{path.name} is missing") from None
-    except OSError as exc:
-        raise ProtocolError(f"{path.name} is unreadable ({exc.strerror})") from None
-    if len(raw) > cap:
-        raise ProtocolError(f"{path.name} is over its {cap}-byte cap")
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        raise ProtocolError(f"{path.name} is not UTF-8 text") from None
-    return loads(cls, text, path.name)
+        raw = read_capped(path, cap, path.name)
+    except Refused as exc:
+        raise ProtocolError(f"{path.name} is missing" if exc.reason == "does not exist"
+                            else exc.message) from None
+    return loads(cls, raw, path.name, cap)
 
 
 @functools.cache
@@ -740,3 +742,4 @@ def cut(text: str | None, limit: int = TEXT_MAX_CHARS) -> str:
     if text is None:
         return ""
     return text if len(text) <= limit else text[: limit - 14] + " ...[cut]"
+

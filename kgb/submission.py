@@ -90,6 +90,8 @@ def load_submission(source: Path, target: Path) -> Submission:
         out = target.joinpath(*PurePosixPath(name).parts)
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_bytes(data)
+    if TOKEN_LOG in files:
+        _check_token_log(target / TOKEN_LOG, source)
     return Submission(
         name=manifest.name, generator=manifest.generator, model=manifest.model,
         created=manifest.created, root=target,
@@ -133,6 +135,20 @@ def files_digest(files: dict[str, bytes]) -> str:
         for part in (name.encode(), files[name]):
             h.update(len(part).to_bytes(8, "big") + part)
     return h.hexdigest()
+
+
+def _check_token_log(path: Path, source: Path) -> None:
+    """The token log read once now, before any job runs: a line over the bounded reader's
+    limits (threat 38: a count of 10**400, a line nested 50,000 deep, NaN) refuses the
+    submission here rather than failing the report after every job ran. Lines that are merely
+    unusable (cut short, a field missing) stay findings of the cost section (docs/cost.md)."""
+    from kgb.cost.usage import parse_log
+    from kgb.errors import BadInput
+
+    try:
+        parse_log(path)
+    except BadInput as exc:
+        raise SubmissionError(f"{source}: {exc.message.replace(str(path), TOKEN_LOG)}") from None
 
 
 def _check_name(name: str, source: Path) -> str:

@@ -22,15 +22,17 @@ from __future__ import annotations
 
 import math
 import re
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
 from kgb.errors import BadInput
+from kgb.jsonfiles import Bounds, read_toml
 
 PRICE_KEYS = ("input", "cached_input", "output", "cache_write")
 MODEL_KEYS = set(PRICE_KEYS) | {"aliases", "prefixes", "note"}
 TOP_KEYS = {"models", "currency", "note", "as_of", "source"}
+# Read through the bounded reader (threat 38); a non-finite price gets its own message below.
+PRICING_BOUNDS = Bounds(max_bytes=4 << 20, max_depth=16, nonfinite=True)
 _DATED = re.compile(r"^(?:-\d{4}-\d{2}-\d{2}|-\d{8}|-\d{4}|@\d{8})$")
 
 
@@ -107,14 +109,8 @@ class PriceBook:
 
 def load_pricing(path: Path) -> PriceBook:
     """Read and validate a pricing TOML file. Raises BadInput with the key at fault."""
-    try:
-        data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise BadInput(f"pricing file {path} does not exist") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise BadInput(f"cannot read pricing file {path}: {exc}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise BadInput(f"pricing file {path} is not valid TOML: {exc}") from None
+    data = read_toml(Path(path), PRICING_BOUNDS.max_bytes, "pricing file",
+                     "pass a pricing TOML file (docs/cost.md)", PRICING_BOUNDS)
     unknown = set(data) - TOP_KEYS
     if unknown:
         raise BadInput(f"pricing file {path}: unknown top-level key(s) {sorted(unknown)}; "

@@ -15,13 +15,20 @@ Providers count tokens differently, and getting that wrong double-charges or und
 The canonical form is disjoint buckets, each billed at its own price: input (uncached), cached
 (cache reads), cache_write, output (reasoning included); reasoning is informational only.
 
-Speed matters (a million lines in seconds): one json.loads per line, plain dict lookups, and one
-exception type for "this line is unusable" so the happy path has no branches for error text."""
+Speed matters (a million lines in seconds): one bounded JSON decode per line, plain dict lookups,
+and one exception type for "this line is unusable" so the happy path has no branches for error
+text.
+
+Hostile logs (threat 38): every line goes through kgb's bounded reader (kgb.jsonfiles). A line cut
+short or not JSON is a T101 finding, as loggers that crash leave such lines; a line over the
+reader's bounds — nested deeper than LINE_BOUNDS allows, an integer beyond 2**64, NaN, Infinity,
+a float that overflows, longer than MAX_LINE_BYTES — is no logging accident, and the whole log is
+refused with BadInput naming the line (`kgb cost` exits 2; `kgb verify` refuses the submission
+before any job runs)."""
 
 from __future__ import annotations
 
 import gc
-import json
 import math
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -29,12 +36,16 @@ from pathlib import Path
 from typing import BinaryIO
 
 from kgb.errors import BadInput
+from kgb.jsonfiles import Bounds, Refused, loads_json
 
 # One call above this many tokens of any kind is beyond every current context window; such a
 # count is almost always a logging bug (a cumulative counter, milliseconds logged as tokens).
 ABSURD_TOKENS = 10_000_000
 # Epoch seconds above this (year 5138) are almost surely epoch milliseconds; we refuse to guess.
 MAX_EPOCH_SECONDS = 1e11
+# One call's usage record is a few hundred bytes; a whole API response, a few hundred KiB.
+MAX_LINE_BYTES = 4 << 20
+LINE_BOUNDS = Bounds(max_bytes=MAX_LINE_BYTES, max_depth=32)
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +93,13 @@ class ParsedLog:
     excluded: int  # non-blank lines not turned into a record (each has an error issue)
 
 
+class _Hostile(Exception):
+    """This line is over the reader's bounds: the log is refused whole."""
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+
+
 class _Unusable(Exception):
     """This line cannot be counted; carries the issue that says why."""
 
@@ -112,6 +130,9 @@ def parse_log(path: Path) -> ParsedLog:
     try:
         with handle:
             lines, excluded = _read(handle, records, issues)
+    except _Hostile as bad:
+        raise BadInput(f"token log {path} {bad.reason}; a log of model calls holds nothing "
+                       f"like it: fix or regenerate the log") from None
     finally:
         if collecting:
             gc.enable()
@@ -122,7 +143,11 @@ def _read(handle: BinaryIO, records: list[CallRecord], issues: list[LineIssue]
           ) -> tuple[int, int]:
     """The per-line loop; returns (non-blank lines, excluded lines)."""
     lines = excluded = 0
-    for number, raw in enumerate(handle, 1):
+    number = 0
+    while raw := handle.readline(MAX_LINE_BYTES + 1):  # a line without end never fills memory
+        number += 1
+        if len(raw) > MAX_LINE_BYTES:
+            raise _Hostile(f"line {number} is longer than {MAX_LINE_BYTES} bytes")
         if not raw.strip():
             continue  # blank lines (a trailing newline, spacing) carry nothing to lose
         lines += 1
@@ -143,9 +168,11 @@ def _parse_line(raw: bytes, number: int, issues: list[LineIssue]) -> CallRecord:
     if number == 1 and text.startswith("\ufeff"):
         text = text[1:]  # a byte-order mark written by some Windows editors
     try:
-        obj = json.loads(text)
-    except ValueError as exc:  # json.JSONDecodeError
-        raise _Unusable("T101", "invalid JSON", str(exc)) from None
+        obj = loads_json(text, LINE_BOUNDS, "line")
+    except Refused as exc:
+        if exc.kind == "bounds":
+            raise _Hostile(f"line {number} {exc.reason}") from None
+        raise _Unusable("T101", "invalid JSON", exc.detail) from None
     if not isinstance(obj, dict):
         raise _Unusable("T101", "not a JSON object", type(obj).__name__)
     task = obj.get("task")

@@ -9,14 +9,27 @@ this process, not kgb (the importer reports it as that file's one-line error). C
 - the inputs.py init_inputs() equals the problem's own get_init_inputs();
 - the reference runs at every shape asked (a scaled shape that breaks the problem, say a
   spatial size below the kernel size, is dropped), in both input modes;
-- the inputs' and outputs' dtypes and sizes (for the task's dtype, compare mode and tags)."""
+- the inputs' and outputs' dtypes and sizes (for the task's dtype, compare mode and tags).
+
+The problem's code shares this process and may print anything, after the report too: the
+importer reads the report with `read_report`, which refuses any line that is not what `probe`
+writes (threat 38)."""
 
 from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
+
+from kgb.jsonfiles import Bounds, Refused, loads_json
+
+# What one shape's entry may hold, each key with its exact type (bool is not an int here).
+FIELDS = {"elements": int, "estimated": bool, "dtype": str, "error": str, "out_integer": bool,
+          "finite": bool, "outlier_ok": bool}
+REPORT_BOUNDS = Bounds(max_bytes=1 << 20, max_depth=3)
+MAX_TEXT = 400  # characters of an error or mismatch the probe writes (it cuts its own to 200)
 
 
 def probe(task_dir: Path, shapes: dict[str, dict[str, int]],
@@ -72,9 +85,50 @@ def probe(task_dir: Path, shapes: dict[str, dict[str, int]],
                                   if o.is_floating_point())
             entry["outlier_ok"] = _outlier_ok(inputs, reference, dims, entry["finite"])
         except Exception as exc:
-            entry["error"] = f"{type(exc).__name__}: {str(exc).strip().splitlines()[0][:200]}" \
-                if str(exc).strip() else type(exc).__name__
+            entry["error"] = _printable(
+                f"{type(exc).__name__}: {str(exc).strip().splitlines()[0][:200]}"
+                if str(exc).strip() else type(exc).__name__)
     return found
+
+
+def _printable(text: str) -> str:
+    """An exception's words as read_report accepts them: no control characters."""
+    return "".join(c if c.isprintable() else "?" for c in text)
+
+
+def read_report(line: str, asked: Collection[str]) -> dict[str, Any]:
+    """The probe's report for the shapes `asked`, checked to be what `probe` writes; Refused
+    (one line) otherwise — a forged or garbled line costs its problem file, not the import."""
+    where = "its probe report"
+    found = loads_json(line, REPORT_BOUNDS, where)
+
+    def refuse(why: str) -> Refused:
+        return Refused(where, why, "syntax")
+
+    if not isinstance(found, dict) or not set(found) <= {"shapes", "init_mismatch"}:
+        raise refuse("is not an object of shapes")
+    shapes = found.get("shapes")
+    if not isinstance(shapes, dict) or set(shapes) != set(asked):
+        raise refuse("does not name the shapes it was asked to run")
+    if "init_mismatch" in found and not _text(found["init_mismatch"]):
+        raise refuse("has an unreadable init_mismatch")
+    for name, entry in shapes.items():
+        if not isinstance(entry, dict):
+            raise refuse(f"has no object for shape {name!r}")
+        for key, value in entry.items():
+            kind = FIELDS.get(key)
+            if kind is None or type(value) is not kind or (kind is str and not _text(value)) \
+                    or (isinstance(value, int) and value < 0):
+                raise refuse(f"has an unexpected {key[:40]!r} for shape {name!r}")
+        # What the importer reads of a shape that ran: its size, and its dtype unless estimated.
+        if "error" not in entry and ("elements" not in entry or
+                                     not (entry.get("estimated") or "dtype" in entry)):
+            raise refuse(f"says too little of shape {name!r}")
+    return found
+
+
+def _text(value: object) -> bool:
+    return isinstance(value, str) and len(value) <= MAX_TEXT and value.isprintable()
 
 
 def _outlier_ok(inputs: Any, reference: Any, dims: dict[str, int], finite: bool) -> bool:
