@@ -231,3 +231,34 @@ def test_without_tritons_own_lookup_every_global_is_refused(monkeypatch):
     assert not jit_globals._allowed("X", 1)
     monkeypatch.delattr(CodeGenerator, "_define_name_lookup")
     assert not jit_globals._allowed("X", tl.constexpr(1))
+
+
+_COMPILE_REGISTERED = """
+import importlib.util, json, sys
+import triton
+from triton.backends.compiler import GPUTarget
+from triton.compiler import ASTSource
+spec = importlib.util.spec_from_file_location("kernel_under_test", sys.argv[1])
+module = importlib.util.module_from_spec(spec)
+sys.modules["kernel_under_test"] = module  # the fixture reaches itself through sys.modules
+spec.loader.exec_module(module)
+try:
+    triton.compile(ASTSource(module._matmul, {"c_ptr": "*fp32", "a_ptr": "*fp32"},
+                             constexprs={}), target=GPUTarget("cuda", 90, 32))
+    print(json.dumps({"_matmul": "compiled"}))
+except Exception as exc:
+    print(json.dumps({"_matmul": str(exc)[:200]}))
+"""
+
+
+def test_a_host_function_reached_through_a_module_attribute_is_a_compile_error():
+    """Triton's own dependency walk (DependenciesFinder, run before code generation) refuses a
+    Python function a kernel reaches as `module.helper`; the interpreter used to run it as
+    host Python inside the kernel. kgb runs the same walk on the CPU."""
+    path = FIXTURES / "matmul_helper_through_module_attribute.py"
+    [use] = non_constexpr_globals(_load(path))
+    assert use.kernel == "_matmul" and use.line == _line_of(path, "the refused reference")
+    assert use.refused == "RuntimeError: Unsupported function referenced: <function _host>"
+    assert use.message("k.py").endswith("(k.py:%d)" % use.line)
+    compiled = _in_python(_COMPILE_REGISTERED, interpret=False, path=path)
+    assert compiled["_matmul"].startswith("Unsupported function referenced: <function _host")

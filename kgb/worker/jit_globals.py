@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import re
 import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -30,8 +31,13 @@ class GlobalUse:
     is_function: bool = False
     undefined: bool = False  # not a global at all (a Python builtin, or a name the
     # interpreter puts into the kernel's module: np, math, inspect ...)
+    refused: str = ""  # what Triton's dependency finder raised (`mod.helper`, a Python function)
 
     def message(self, file: str) -> str:
+        if self.refused:
+            return (f"{self.refused} in kernel {self.kernel}: compiled Triton refuses it (the "
+                    f"CPU interpreter runs it as host Python); call only @triton.jit functions "
+                    f"and triton.language from a kernel ({file}:{self.line})")
         if self.undefined:
             return (f"NameError: kernel {self.kernel} uses {self.name}, which compiled Triton "
                     f"does not define (the CPU interpreter runs it as Python); import or "
@@ -63,7 +69,65 @@ def non_constexpr_globals(module: ModuleType) -> list[GlobalUse]:
             if not _allowed(name, value):
                 uses.append(GlobalUse(fn.__name__, name, first + line - 1, callable(value),
                                       value is _ABSENT))
+        found = any(u.kernel == fn.__name__ for u in uses)  # the name rule says it better
+        refused = None if found else _dependencies_refused(fn, tree,
+                                                           textwrap.dedent("".join(lines)))
+        if refused is not None:
+            line, why = refused
+            uses.append(GlobalUse(fn.__name__, "", first + line - 1, refused=why))
     return sorted(set(uses), key=lambda u: (u.line, u.name))
+
+
+def _dependencies_refused(fn: Any, tree: ast.Module, src: str) -> tuple[int, str] | None:
+    """What Triton's DependenciesFinder (the walk that keys its compile cache, before any
+    code is generated) refuses in this kernel: a Python function reached through a module's
+    attribute (`mod.helper(x)`) is "Unsupported function referenced" when compiled, while the
+    interpreter calls it as host Python. Triton's own class decides; only a jit function seen
+    as the interpreter builds it (an InterpretedFunction, a JITFunction when compiled) is
+    taken as such. (line in `src`, the refusal), or None; None too where this Triton has no
+    such finder (the name rule above still stands)."""
+    try:
+        from triton.runtime.interpreter import InterpretedFunction
+        from triton.runtime.jit import DependenciesFinder
+    except ImportError:
+        return None
+
+    class Finder(DependenciesFinder):
+        line = 1
+
+        def visit(self, node):
+            self.line = getattr(node, "lineno", self.line)
+            return super().visit(node)
+
+        def record_reference(self, val, var_dict=None, name=None):
+            if isinstance(val, InterpretedFunction):
+                return None
+            return super().record_reference(val, None, name)  # no deep copy of its value
+
+    nonlocals = {name: cell.cell_contents for name, cell in
+                 zip(fn.__code__.co_freevars, fn.__closure__ or ()) if _filled(cell)}
+    finder = Finder(fn.__name__, fn.__globals__, nonlocals, src)
+    for node in tree.body:  # Triton parses from `def` on: decorators are host code
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            node.decorator_list = []
+    try:
+        finder.visit(tree)
+    except (RuntimeError, TypeError) as exc:
+        text = str(exc)
+        if text.startswith(("Unsupported function referenced", "Simultaneous multiple")):
+            text = re.sub(r" at 0x[0-9a-fA-F]+>", ">", text)  # no address in a verdict
+            return finder.line, f"{type(exc).__name__}: {text[:160]}"
+        return None
+    except Exception:  # anything else is not a refusal Triton names
+        return None
+    return None
+
+
+def _filled(cell: Any) -> bool:
+    try:
+        return cell.cell_contents is not _ABSENT
+    except ValueError:  # an empty cell: the name is not bound yet
+        return False
 
 
 def _capture_scope(fn: Any) -> dict[str, Any]:
