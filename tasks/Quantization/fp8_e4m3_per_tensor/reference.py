@@ -1,0 +1,16 @@
+import torch
+
+FP8 = torch.float8_e4m3fn
+FP8_MAX = 448.0
+EPS = 1e-10
+
+
+def reference(x):
+    xf = x.float()
+    scale = xf.abs().amax().clamp(min=EPS).reshape(1) / FP8_MAX
+    return ((xf / scale).clamp(-FP8_MAX, FP8_MAX).to(FP8), scale)
+
+
+def baseline(x):
+    scale = x.abs().amax().float().clamp(min=EPS).reshape(1) / FP8_MAX
+    return ((x / scale).clamp(-FP8_MAX, FP8_MAX).to(FP8), scale)
