@@ -6,12 +6,14 @@ has the end-to-end fixtures: d207_*.py and their honest twin)."""
 
 from __future__ import annotations
 
+import collections
 import enum
 import json
 import os
 import subprocess
 import sys
 import textwrap
+from typing import NamedTuple
 
 import numpy as np
 import pytest
@@ -59,6 +61,21 @@ class _Int(int):
     pass
 
 
+class _Pair(NamedTuple):
+    a: int
+    b: int
+
+
+class _ScheminPair(NamedTuple):  # a namedtuple with a method of its own
+    a: int
+
+    def run(self):
+        return torch.ones(1)
+
+
+_Legacy = collections.namedtuple("_Legacy", ["x", "y"])
+
+
 @triton.jit
 def _jit_helper(x):
     return x
@@ -66,10 +83,10 @@ def _jit_helper(x):
 
 ACCEPTED_CONSTEXPRS = [None, True, 3, 1.5, "gelu", tl.float16, torch.float16, tl.constexpr(3),
                        _jit_helper, (16, 32, (2, 4)), np.float32(0.5), np.int64(7), _Mode.SUM,
-                       tl.maximum, tl.pointer_type(tl.float32)]
+                       tl.maximum, tl.pointer_type(tl.float32), _Pair(16, 32), _Legacy(1, 2.0)]
 REFUSED_CONSTEXPRS = [torch.ones(2), torch, lambda v: v, {"a": 1}, [1, 2], _Int(3),
                       _Scheming.SUM, tl.constexpr(torch.ones(1)), (16, torch.ones(1)), os,
-                      _Kernel, object(), np.ones(3)]
+                      _Kernel, object(), np.ones(3), _ScheminPair(1), _Pair(1, torch.ones(1))]
 
 
 @pytest.mark.parametrize("value", ACCEPTED_CONSTEXPRS, ids=repr)

@@ -109,7 +109,8 @@ def _constexpr_refusal(value: Any, depth: int) -> str | None:
         return None if kind is not tl.constexpr else _constexpr_refusal(value.value, depth)
     if _is_triton_builtin(value) or _is_plain_int_enum(value):
         return None
-    if kind is tuple or (isinstance(value, tuple) and hasattr(kind, "_fields")):
+    if kind is tuple or (isinstance(value, tuple) and hasattr(kind, "_fields") and
+                         not _defines_functions(kind, tuple)):
         if depth >= _DEPTH:
             return "a tuple nested too deep"
         return next((why for why in (_constexpr_refusal(v, depth + 1) for v in value) if why),
@@ -146,11 +147,25 @@ def _is_triton_builtin(value: Any) -> bool:
 def _is_plain_int_enum(value: Any) -> bool:
     """An IntEnum member whose class defines no functions (compiled Triton takes it as an
     int): one with methods could run them in an interpreted body."""
-    kind = type(value)
-    return isinstance(value, enum.IntEnum) and not any(
-        inspect.isfunction(v) or isinstance(v, (classmethod, staticmethod, property))
-        for c in kind.__mro__ if c.__module__ not in ("enum", "builtins")
-        for name, v in vars(c).items() if not name.startswith("_"))
+    return isinstance(value, enum.IntEnum) and not _defines_functions(type(value), enum.Enum)
+
+
+def _defines_functions(kind: type, base: type) -> bool:
+    """Whether a class below `base` (an IntEnum, a namedtuple) has code of its own: methods,
+    properties, class or static methods beyond what enum/collections generate."""
+    stdlib = (os.path.dirname(os.path.realpath(enum.__file__)) + os.sep, "<string>")
+    for klass in kind.__mro__:
+        if klass is base or klass.__module__ in ("enum", "builtins", "typing"):
+            continue
+        for value in vars(klass).values():
+            inner = value.__func__ if isinstance(value, (classmethod, staticmethod)) else \
+                value.fget if isinstance(value, property) else value
+            code = getattr(inner, "__code__", None)
+            if code is not None and not code.co_filename.startswith(stdlib):
+                return True
+            if isinstance(value, property) and code is None:
+                return True
+    return False
 
 
 def _describe(value: Any) -> str:
