@@ -1,8 +1,9 @@
 """Kernels that exercise every repair of kgb's CPU interpreter (kgb/worker/interpreter_fixes.py):
 `and`/`or`/`not` on blocks, libdevice, bfloat16 arithmetic/reductions/scans/casts, float
-arguments, loop variables as tensors, bf16 tl.dot. Their interpreted outputs (repairs applied)
-must equal their compiled outputs on a GPU: that is the evidence each repair gives compiled
-semantics, not kgb's guess of them.
+arguments, loop variables as tensors, bf16 tl.dot, float32 tl.dot at TF32 and IEEE precision.
+Their interpreted outputs (repairs applied) must equal their compiled outputs on a GPU: that is
+the evidence each repair gives compiled semantics, not kgb's guess of them (fp32_dots tells a
+truncating TF32 read, 16.0, from a rounding one, 16.015625).
 
     TRITON_INTERPRET=1 python scripts/gpu/parity_kernels.py cpu cpu.pt
     python scripts/gpu/parity_kernels.py cuda gpu.pt
@@ -78,6 +79,19 @@ def bf16_dot(a_ptr, b_ptr, out_ptr, N: tl.constexpr):
 
 
 @triton.jit
+def fp32_dots(a_ptr, b_ptr, out_ptr, N: tl.constexpr):
+    # tl.dot's default precision on float32 (TF32 on a GPU), "tf32" and "ieee": the repair
+    # reads the operands as the tensor cores do (13 low mantissa bits dropped)
+    r = tl.arange(0, N)
+    a = tl.load(a_ptr + r[:, None] * N + r[None, :])
+    b = tl.load(b_ptr + r[:, None] * N + r[None, :])
+    offs = r[:, None] * N + r[None, :]
+    tl.store(out_ptr + offs, tl.dot(a, b))
+    tl.store(out_ptr + N * N + offs, tl.dot(a, b, input_precision="tf32"))
+    tl.store(out_ptr + 2 * N * N + offs, tl.dot(a, b, input_precision="ieee"))
+
+
+@triton.jit
 def float_arg(x_ptr, out_ptr, alpha, N: tl.constexpr):
     offs = tl.arange(0, N)
     tl.store(out_ptr + offs, tl.load(x_ptr + offs) * alpha)
@@ -133,6 +147,12 @@ def outputs(device: str) -> dict[str, torch.Tensor]:
     mc = torch.empty(16, 16, device=device)
     bf16_dot[(1,)](ma, mb, mc, N=16)
     out["bf16_dot"] = mc
+    # 1 + 2^-11 + 2^-12: TF32 reads 1.0 (truncating) or 1 + 2^-10 (rounding); every sum exact
+    fa = torch.full((16, 16), 1 + 2.0 ** -11 + 2.0 ** -12, device=device)
+    fa[1] = -fa[1]
+    fc = torch.empty(3 * 16 * 16, device=device)
+    fp32_dots[(1,)](fa, torch.ones(16, 16, device=device), fc, N=16)
+    out["fp32_dots"] = fc
     h = torch.tensor([1.0009765625, 3.0, 0.1, -7.5], dtype=torch.float16, device=device)
     hf = torch.empty(4, device=device)
     float_arg[(1,)](h, hf, 1.0 + 2.0 ** -12, 4)
