@@ -171,6 +171,7 @@ FORGED = [b'{"shapes": {"given": {}}}', b"{}", b'{"shapes": 5}', b"[" * 50_000,
           b'{"shapes": {"given": {"elements": 4, "dtype": "float32\\u001b[2J"}}}']
 
 
+@pytest.mark.slow
 def test_problems_that_forge_the_probe_report_are_refused_and_the_good_one_imports(tmp_path):
     """One import run (each problem's probe starts torch): two forgers beside a good file;
     every other forged line is checked against read_report directly below."""
@@ -495,3 +496,30 @@ def test_fuzz_report_reader_gives_a_report_or_bad_input(text):
             assert "\n" not in exc.message
         else:
             assert isinstance(report["jobs"], list)
+
+
+# ---------------------------------------------------------------- the supervisor's channel
+@pytest.mark.parametrize("payload", [
+    '{"fingerprints": ["a"], "bytes": ' + HUGE + "}", '{"fingerprints": ["a"], "bytes": 1e400}',
+    "[" * 100_000, '{"fingerprints": [' + "[" * 100_000 + '], "bytes": 1}'])
+def test_a_hostile_claim_on_the_channel_neither_stops_the_supervisor_nor_the_run(tmp_path,
+                                                                                  payload):
+    """The worker's claims reach the supervisor (stdlib only, outside the reader) and, through
+    its report, exec.json: a deep claim must not kill it, a huge byte count must not make
+    exec.json a file the bounded reader refuses (that would be exit 3, a lost run)."""
+    import os
+    import time
+
+    from kgb.jsonfiles import write_json_atomic
+    from kgb.sandbox._supervisor import _Notary
+
+    read_end, write_end = os.pipe()
+    notary = _Notary(-1, write_end, time.monotonic())
+    notary.feed(f"C case {payload}\nC next {{\"fingerprints\": [\"b\"], \"bytes\": 8}}\n".encode())
+    os.close(read_end)
+    os.close(write_end)
+    assert [c["case"] for c in notary.commits] == ["case", "next"]
+    commits = P.parse(tuple[P.Commit, ...], notary.commits)
+    record = P.ExecRecord("process", 0, False, 1.0, False, commits=commits)
+    write_json_atomic(tmp_path / P.EXEC_FILE, P.to_json(record))
+    assert P.read(P.ExecRecord, tmp_path / P.EXEC_FILE, 1 << 20).commits[1].bytes == 8

@@ -154,6 +154,7 @@ CHANNEL_FDS = (3, 4)  # in the worker: marks and commits out, the supervisor's a
 CHANNEL_CAP = 4 << 20  # bytes the worker may send on the channel in all
 MAX_KEEP = 4  # timed outputs kept for re-checking per commit
 KEEP_BYTES = 8 << 30  # ... fewer when they would take more than this (one is always kept)
+MAX_CLAIM_BYTES = 1 << 62  # a timed call's claimed output bytes, at most
 
 
 def keep_count(calls: int, nbytes: int) -> int:
@@ -407,8 +408,10 @@ class _Notary:
             try:
                 claim = json.loads(payload)
                 prints = [str(p)[:100] for p in claim["fingerprints"]][:1000]
-                nbytes = max(0, int(claim["bytes"]))
-            except (ValueError, TypeError, KeyError):
+                # Clamped: exec.json carries it, and the host's bounded reader refuses integers
+                # beyond 2**64 (threat 38); a deep claim or 1e400 is no claim at all.
+                nbytes = min(max(0, int(claim["bytes"])), MAX_CLAIM_BYTES)
+            except (ValueError, TypeError, KeyError, OverflowError, RecursionError):
                 prints, nbytes = [], 0
             digest = hmac.new(self.secret, (case + "\n" + "\n".join(prints)).encode(),
                               hashlib.sha256).digest()
