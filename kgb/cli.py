@@ -42,7 +42,7 @@ def cli() -> None:
               help="Run-time seconds per job, compiling and autotuning apart (default 300 on "
                    "GPU, 600 on CPU).")
 @click.option("--only", "only", default=None, help="Comma-separated task ids to run.")
-@click.option("--seed", type=int, default=None,
+@click.option("--seed", type=click.IntRange(0, (1 << 63) - 1), default=None,
               help="Reuse a run seed (to reproduce a report); default: a fresh secret one.")
 @click.option("--pricing", type=click.Path(path_type=Path), default=None,
               help="TOML price table for the submission's tokens.jsonl (see `kgb cost`).")
