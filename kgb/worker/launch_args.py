@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import enum
+import functools
 import inspect
 import os
 import sys
@@ -35,27 +36,34 @@ def refused_arguments(kernel: Any, args: tuple, kwargs: dict) -> list[str]:
     fn = getattr(kernel, "fn", None)
     if not inspect.isfunction(fn):
         return []
-    try:
-        params = list(inspect.signature(fn).parameters.values())
-    except (TypeError, ValueError):
-        return []
-    given = dict(zip((p.name for p in params), args))
-    given.update((name, value) for name, value in kwargs.items()
-                 if any(p.name == name for p in params))
+    params = _PARAMS.get(fn)
+    if params is None:
+        try:
+            params = _PARAMS[fn] = tuple((p.name, _is_constexpr(p), p.default)
+                                         for p in inspect.signature(fn).parameters.values())
+        except (TypeError, ValueError):
+            return []
     found = []
-    for param in params:
-        if param.name in given:
-            value = given[param.name]
-        elif param.default is not inspect.Parameter.empty:
-            value = param.default
+    for index, (name, constexpr, default) in enumerate(params):
+        if index < len(args):
+            value = args[index]
+        elif name in kwargs:
+            value = kwargs[name]
+        elif default is not inspect.Parameter.empty:
+            value = default
         else:
             continue
-        constexpr = _is_constexpr(param)
+        if type(value) in _PLAIN or (not constexpr and type(value) is _tensor_type()):
+            continue  # the common cases, on every launch: nothing to look at
         why = _constexpr_refusal(value, 0) if constexpr else _argument_refusal(value)
         if why:
             kind = "constexpr argument" if constexpr else "argument"
-            found.append(f"{fn.__name__}: {kind} {param.name} is {why}")
+            found.append(f"{fn.__name__}: {kind} {name} is {why}")
     return found
+
+
+_PARAMS: dict[Any, tuple[tuple[str, bool, Any], ...]] = {}  # per kernel function: read once
+_PLAIN = frozenset({int, float, bool, type(None)})  # valid in either role
 
 
 def _is_constexpr(param: inspect.Parameter) -> bool:
@@ -118,6 +126,14 @@ def _constexpr_refusal(value: Any, depth: int) -> str | None:
     return _describe(value)
 
 
+@functools.cache
+def _tensor_type() -> type:
+    import torch
+
+    return torch.Tensor
+
+
+@functools.cache
 def _triton_types() -> frozenset[type]:
     """tl.constexpr, Triton's dtype classes and the jit function classes, exactly: the classes
     Triton defines, not subclasses a kernel file could add methods to."""
@@ -179,6 +195,7 @@ def _describe(value: Any) -> str:
            f"compiled kernel can take it)"
 
 
+@functools.cache
 def _TRUSTED_DIRS() -> tuple[str, ...]:
     import triton
 
