@@ -254,3 +254,17 @@ def test_the_trusted_side_rejects_either_evidence_with_d207(field, says):
         assert rule.id == "D207" and why == f"{says}: _mm: evidence"
     assert rule_broken(P.CallRecord(0, P.CallKind.PRIMARY, P.CaseStatus.RETURNED, launches=1)) \
         is None
+
+
+def test_rewriting_a_kernels_annotations_after_a_launch_does_not_slip_past_the_screen():
+    def kernel(x, T):
+        pass
+
+    screened = _Kernel(kernel)
+    assert refused_arguments(screened, (torch.ones(1), torch.ones(1)), {}) == []
+    kernel.__annotations__["T"] = tl.constexpr  # now the interpreter hands T to the body as is
+    [line] = refused_arguments(screened, (torch.ones(1), torch.ones(1)), {})
+    assert "constexpr argument T is a torch.Tensor" in line
+    kernel.__defaults__ = (torch,)
+    assert any("argument T is the module torch" in line
+               for line in refused_arguments(screened, (torch.ones(1),), {}))

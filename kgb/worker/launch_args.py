@@ -36,13 +36,17 @@ def refused_arguments(kernel: Any, args: tuple, kwargs: dict) -> list[str]:
     fn = getattr(kernel, "fn", None)
     if not inspect.isfunction(fn):
         return []
-    params = _PARAMS.get(fn)
-    if params is None:
+    seen = (dict(fn.__annotations__), fn.__defaults__, fn.__kwdefaults__)  # rewritable
+    cached = _PARAMS.get(fn)
+    if cached is not None and cached[0] == seen:
+        params = cached[1]
+    else:
         try:
-            params = _PARAMS[fn] = tuple((p.name, _is_constexpr(p), p.default)
-                                         for p in inspect.signature(fn).parameters.values())
+            params = tuple((p.name, _is_constexpr(p), p.default)
+                           for p in inspect.signature(fn).parameters.values())
         except (TypeError, ValueError):
             return []
+        _PARAMS[fn] = (seen, params)
     found = []
     for index, (name, constexpr, default) in enumerate(params):
         if index < len(args):
@@ -62,7 +66,8 @@ def refused_arguments(kernel: Any, args: tuple, kwargs: dict) -> list[str]:
     return found
 
 
-_PARAMS: dict[Any, tuple[tuple[str, bool, Any], ...]] = {}  # per kernel function: read once
+# per kernel function, read again only when its annotations or defaults change
+_PARAMS: dict[Any, tuple[Any, tuple[tuple[str, bool, Any], ...]]] = {}
 _PLAIN = frozenset({int, float, bool, type(None)})  # valid in either role
 
 
