@@ -86,6 +86,7 @@ class _Job:
         self.inputs_module, self.reference, self.cache = inputs_module, reference, cache
         self.out_dir = Path(request.job_dir) / P.OUT_DIR
         self.statistical = task.compare == "statistical"
+        self.primary_inputs: tuple | None = None  # for a Random task's check_reseed
         # judging time per call kind: the primary calls, and the layer-2/3 calls around them
         self.seconds = {"primary": 0.0, "checks": 0.0}
 
@@ -146,6 +147,14 @@ class _Job:
                 and _same_bits(outputs, primary):
             passed, rule = False, RR.SEED_IGNORED.id
             message = "another seed gave the very same output: the seed is ignored"
+        elif passed and call.kind == P.CallKind.RESEED and primary is not None \
+                and self.primary_inputs is not None and hasattr(self.reference, "check_reseed"):
+            # Another seed must give an independent draw, not the primary's shifted or flipped.
+            problems = self.reference.check_reseed(tuple(primary), self.primary_inputs,
+                                                   tuple(outputs), inputs)
+            passed, message = not problems, "; ".join(problems)
+        if call.kind == P.CallKind.PRIMARY:
+            self.primary_inputs = inputs
         status = P.CaseStatus.PASSED if passed else P.CaseStatus.FAILED
         return P.CallJudgement(status=status, max_abs=max_abs, rel_l2=rel_l2, message=message,
                                rule=rule, **base), outputs

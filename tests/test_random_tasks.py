@@ -1,0 +1,205 @@
+"""The Random tasks judge randomness, not just its marginals (issues 26 and 27, threat 35).
+
+kgb.tasks.stats: every test's false-failure bound holds (checked empirically at a loose level)
+and its power shows on dependent draws. Each task's check(): the honest field (torch's
+generator) passes; Weyl, LCG, long-period and value-keyed fields (tests/fixtures/random) fail;
+check_reseed() fails one stream rotated by the seed and passes two independent seeds."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+import torch
+from conftest import ROOT
+
+from kgb.tasks import stats
+from kgb.tasks.casegen import load_module, make_generator
+
+sys.path.insert(0, str(ROOT / "tests" / "fixtures" / "random"))
+import generators as G
+
+TASKS = ROOT / "tasks" / "Random"
+
+
+# ------------------------------------------------------------------ the statistics
+def test_sum_test_bound_holds_and_has_power():
+    gen = torch.Generator().manual_seed(0)
+    alpha = 0.05
+    draws = torch.rand((4000, 200), generator=gen) < 0.3
+    rejected = sum(stats.sum_test("x", float(row.sum()), 200, 60.0, alpha) is not None
+                   for row in draws)
+    assert rejected / 4000 <= alpha  # Hoeffding's bound: at most alpha, usually far less
+    assert stats.sum_test("x", 75.0, 200, 60.0, 1e-9) is None
+    assert stats.sum_test("x", 120.0, 200, 60.0, 1e-9) is not None
+    assert stats.sum_test("x", 1.0, 200, 0.0, 1e-9) is not None  # impossible under the law
+
+
+def test_dkw_and_pair_tables():
+    gen = torch.Generator().manual_seed(1)
+    u = torch.rand(20000, generator=gen, dtype=torch.float64)
+    assert stats.dkw_test("u", u, 1e-9) is None
+    assert stats.dkw_test("u", u ** 1.1, 1e-9) is not None
+    quarters = stats.bins(u, 4)
+    flat = torch.full((4,), 0.25, dtype=torch.float64)
+    assert stats.lag_test("u", quarters, flat, 1, 1e-9) is None
+    assert stats.lag_test("u", stats.bins(G.weyl(20000, 3), 4), flat, 1, 1e-9) is not None
+    # pair tables at a loose level reject independent pairs at most alpha of the time
+    rejected = 0
+    for seed in range(300):
+        g = torch.Generator().manual_seed(seed)
+        a, b = (torch.randint(0, 2, (500,), generator=g) for _ in range(2))
+        p = torch.tensor([0.5, 0.5], dtype=torch.float64)
+        rejected += stats.pair_test("ab", a, b, p, p, 0.1) is not None
+    assert rejected / 300 <= 0.1
+
+
+def test_periodicity_finds_a_long_period_at_any_lag():
+    bits = G.periodic(60000, 7) < 0.5
+    assert stats.lag_test("b", bits.long(), stats.two_bins(0.5), 1, 1e-9) is None
+    found = stats.periodicity_test("b", bits, 0.5, 1e-9)
+    assert found is not None and "lag 4093" in found
+    assert stats.periodicity_test("b", G.honest(60000, 7) < 0.5, 0.5, 1e-9) is None
+
+
+def test_equal_value_pairs_are_disjoint_and_equal():
+    v = torch.tensor([3.0, 1.0, 3.0, 2.0, 3.0, 1.0, 3.0, 5.0])
+    i, j = stats.equal_value_pairs(v, torch.ones(8, dtype=torch.bool))
+    assert bool((v[i] == v[j]).all())
+    members = torch.cat([i, j]).tolist()
+    assert len(members) == len(set(members)) == 6  # 3,3 | 3,3 | 1,1
+
+
+def test_a_check_cannot_spend_more_than_its_budget():
+    tests = stats.Tests(2)
+    tests.share(), tests.share()
+    with pytest.raises(RuntimeError, match="declared 2"):
+        tests.share()
+
+
+# ------------------------------------------------------------------ the tasks
+def _module(task: str, name: str):
+    return load_module(TASKS / task / f"{name}.py", f"kgb_rt_{task}_{name}")
+
+
+def _inv_cdf(probs: torch.Tensor, u: torch.Tensor) -> torch.Tensor:
+    """Inverse-CDF samples [M, S] of probs [M, V] from uniforms u [M, S]: the first category of
+    positive probability whose running sum exceeds u."""
+    cum = probs.double().cumsum(1)
+    cum = cum / cum[:, -1:]
+    hit = (cum[:, None, :] > u[:, :, None]) & (probs[:, None, :] > 0)
+    v = probs.shape[1]
+    idx = torch.where(hit, torch.arange(v), v).min(dim=2).values
+    last = torch.where(probs > 0, torch.arange(v), -1).max(dim=1, keepdim=True).values
+    return torch.minimum(idx, last.expand_as(idx))
+
+
+def _field_len(task: str, inputs: tuple) -> int:
+    if task in ("uniform", "normal"):
+        return inputs[0].shape[0] * inputs[1]
+    if task in ("multinomial", "gumbel_max"):
+        return inputs[0].shape[0] * inputs[1]
+    return inputs[0].numel()
+
+
+def _output(task: str, inputs: tuple, u: torch.Tensor) -> torch.Tensor:
+    """The task's output as an honest kernel makes it from tl.rand's field, made from `u`."""
+    if task == "dropout":
+        x, p, _ = inputs
+        u = u.reshape(x.shape)
+        return torch.where(u >= p, (x.float() / (1 - p)).to(x.dtype), torch.zeros_like(x))
+    if task == "dropout_add":
+        x, r, p, _ = inputs
+        u = u.reshape(x.shape)
+        return torch.where(u >= p, (r.float() + x.float() / (1 - p)).to(x.dtype), r)
+    if task == "uniform":
+        b, n, _ = inputs
+        lo, hi = b[:, :1].double(), b[:, 1:].double()
+        return (lo + (hi - lo) * u.reshape(-1, n)).clamp(lo, hi).float()
+    if task == "normal":
+        q, n, _ = inputs
+        z = torch.special.ndtri(u.reshape(-1, n).clamp(1e-12, 1 - 1e-12))
+        return (q[:, :1].double() + q[:, 1:].double() * z).float()
+    if task == "bernoulli":
+        probs, _ = inputs
+        return u.reshape(probs.shape) < probs.double()
+    if task == "shuffle_rows":
+        x, _ = inputs
+        return x.gather(1, u.reshape(x.shape).argsort(dim=1))
+    if task == "multinomial":
+        w, s, _ = inputs
+        return _inv_cdf(w.double(), u.reshape(-1, s))
+    if task == "gumbel_max":
+        logits, s, _ = inputs
+        return _inv_cdf(torch.softmax(logits.double(), dim=1), u.reshape(-1, s))
+    raise AssertionError(task)
+
+
+SHAPES = {
+    "dropout": {"M": 37, "N": 1000}, "dropout_add": {"M": 37, "N": 1000},
+    "uniform": {"M": 5, "N": 3001}, "normal": {"M": 5, "N": 3001},
+    "bernoulli": {"M": 37, "N": 1000}, "shuffle_rows": {"M": 16, "N": 1000},
+    "multinomial": {"M": 16, "V": 256, "S": 128}, "gumbel_max": {"M": 16, "V": 256, "S": 128},
+}
+VALUE_INPUT = {"dropout", "dropout_add", "bernoulli", "shuffle_rows"}  # one value per element
+DTYPE = {"uniform": "float32", "normal": "float32", "multinomial": "float32"}
+
+
+def _inputs(task: str, seed: int, mode: str = "standard") -> tuple:
+    dtype = DTYPE.get(task, "bfloat16")
+    return tuple(_module(task, "inputs").make_inputs(SHAPES[task], dtype,
+                                                     make_generator("cpu", seed), mode))
+
+
+def _field(kind: str, task: str, inputs: tuple, seed_value: int) -> torch.Tensor:
+    n = _field_len(task, inputs)
+    if kind == "value-keyed":
+        return G.value_keyed(inputs[0], seed_value)
+    return getattr(G, kind.replace("-", "_"))(n, seed_value)
+
+
+@pytest.mark.parametrize("task", sorted(SHAPES))
+@pytest.mark.parametrize("mode", ["standard", "outlier"])
+def test_honest_draws_pass(task, mode):
+    reference = _module(task, "reference")
+    for seed in (11, 12):
+        inputs = _inputs(task, seed, mode)
+        seed_value = inputs[-1]
+        out = _output(task, inputs, G.honest(_field_len(task, inputs), seed_value))
+        assert reference.check((out,), inputs) == []
+
+
+@pytest.mark.parametrize("kind", ["weyl", "lcg", "periodic", "value-keyed"])
+@pytest.mark.parametrize("task", sorted(SHAPES))
+def test_low_quality_generators_fail(task, kind):
+    if kind == "value-keyed" and task not in VALUE_INPUT:
+        pytest.skip("the task's inputs hold no value per drawn element")
+    if kind == "periodic" and task in ("multinomial", "gumbel_max", "shuffle_rows"):
+        pytest.skip("the CPU shape holds fewer draws than one period")
+    reference = _module(task, "reference")
+    inputs = _inputs(task, 21)
+    out = _output(task, inputs, _field(kind, task, inputs, inputs[-1]))
+    problems = reference.check((out,), inputs)
+    assert problems, f"{task} accepted a {kind} generator"
+
+
+@pytest.mark.parametrize("task", sorted(SHAPES))
+def test_another_seed_must_give_independent_draws(task):
+    reference = _module(task, "reference")
+    inputs = _inputs(task, 31)
+    other = inputs[:-1] + (inputs[-1] + 977,)
+    n = _field_len(task, inputs)
+    honest = [_output(task, i, G.honest(n, i[-1])) for i in (inputs, other)]
+    assert reference.check_reseed((honest[0],), inputs, (honest[1],), other) == []
+    shifted = [_output(task, i, G.seed_shifted(n, i[-1])) for i in (inputs, other)]
+    assert reference.check((shifted[0],), inputs) == []  # each call alone looks perfect
+    assert reference.check((shifted[1],), other) == []
+    assert reference.check_reseed((shifted[0],), inputs, (shifted[1],), other)
+
+
+def test_every_random_task_declares_its_reseed_check():
+    folders = sorted(f for f in TASKS.iterdir() if (f / "task.toml").is_file())
+    assert len(folders) >= 8  # issue 27: at least eight Random tasks
+    for folder in folders:
+        module = _module(folder.name, "reference")
+        assert callable(module.check) and callable(module.check_reseed), folder.name
