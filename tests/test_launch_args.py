@@ -25,6 +25,7 @@ from conftest import ROOT
 from kgb.worker.launch_args import refused_arguments
 
 DYNAMIC = ROOT / "tests" / "fixtures" / "dynamic"
+CPU_ONLY = ROOT / "tests" / "fixtures" / "dynamic_cpu"
 
 
 class _Kernel:
@@ -153,7 +154,8 @@ def _launch(fixture: str, mode: str, cwd, interpret: bool = True) -> dict:
            "HOME": str(cwd), "TRITON_DEFAULT_FP_FUSION": "1"}
     if interpret:
         env["TRITON_INTERPRET"] = "1"
-    done = subprocess.run([sys.executable, "-c", _LAUNCH, str(DYNAMIC / fixture), mode],
+    path = DYNAMIC / fixture if (DYNAMIC / fixture).exists() else CPU_ONLY / fixture
+    done = subprocess.run([sys.executable, "-c", _LAUNCH, str(path), mode],
                           capture_output=True, text=True, env=env, cwd=cwd, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -268,3 +270,15 @@ def test_rewriting_a_kernels_annotations_after_a_launch_does_not_slip_past_the_s
     kernel.__defaults__ = (torch,)
     assert any("argument T is the module torch" in line
                for line in refused_arguments(screened, (torch.ones(1),), {}))
+
+
+@pytest.mark.slow
+def test_pytorch_in_an_interpreted_body_is_rejected_end_to_end(tmp_path):
+    """The CPU-only fixture through `kgb verify` with layer 1 off (it passed before the body
+    watch): rejected D207, the op and the kernel named."""
+    from kgb.suite.corpus import load, run_corpus
+
+    [row] = run_corpus(load([CPU_ONLY]), tmp_path, device="cpu", sandbox="process",
+                       static=False, honest=False)
+    assert row["ok"] and row["rule"] == "D207", row
+    assert "PyTorch ran inside a kernel body" in row["message"] and "_matmul" in row["message"]

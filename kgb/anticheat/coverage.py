@@ -51,8 +51,9 @@ MECHANISMS: dict[str, tuple[str, tuple[int, ...]]] = {
 }
 
 FIXTURE_DIRS = ("tests/fixtures/static/cheat", "tests/fixtures/dynamic",
-                "tests/fixtures/dynamic_gpu", "tests/fixtures/compile",
-                "tests/fixtures/hostile/kernels", "tests/fixtures/archives")
+                "tests/fixtures/dynamic_gpu", "tests/fixtures/dynamic_cpu",
+                "tests/fixtures/compile", "tests/fixtures/hostile/kernels",
+                "tests/fixtures/archives")
 
 
 @dataclass(frozen=True)
@@ -129,7 +130,8 @@ def render(root: Path = ROOT) -> str:
         "says — rejected by one of the named rules, `incorrect`, refused at unpacking, or, for",
         "attacks the harness contains, `passed` with the kernel's own honest answer or `timeout`.",
         "`dynamic/` fixtures are invisible to the static layer and are judged with it switched",
-        "off (`--static off`); `dynamic_gpu/` ones need a GPU (scripts/gpu/).",
+        "off (`--static off`); `dynamic_gpu/` ones need a GPU (scripts/gpu/), `dynamic_cpu/` ones",
+        "the CPU interpreter (what they attack is the interpreter's).",
         "",
         "Defences that are not rules:",
         "",
