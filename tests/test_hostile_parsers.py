@@ -523,3 +523,13 @@ def test_a_hostile_claim_on_the_channel_neither_stops_the_supervisor_nor_the_run
     record = P.ExecRecord("process", 0, False, 1.0, False, commits=commits)
     write_json_atomic(tmp_path / P.EXEC_FILE, P.to_json(record))
     assert P.read(P.ExecRecord, tmp_path / P.EXEC_FILE, 1 << 20).commits[1].bytes == 8
+
+
+@pytest.mark.parametrize("tail", [b"[" * 100_000, b'{"returncode": ' + HUGER.encode() + b"}"])
+def test_a_report_bomb_in_the_workers_stderr_is_no_report(tail):
+    """The host finds the supervisor's report as the last tagged line of stderr; where the
+    supervisor wrote none (killed), that line is the worker's: a bomb there is no report."""
+    from kgb.sandbox._supervisor import REPORT_TAG, split_report
+
+    stderr, report = split_report(b"worker says" + REPORT_TAG + tail)
+    assert report is None and stderr.startswith(b"worker says")

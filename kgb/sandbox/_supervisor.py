@@ -81,7 +81,7 @@ def split_report(stderr: bytes) -> tuple[bytes, dict | None]:
         return stderr, None
     try:
         report = json.loads(stderr[at + len(REPORT_TAG):].decode())
-    except ValueError:
+    except (ValueError, RecursionError):  # a worker's line where no report came: a bomb too
         return stderr, None
     return stderr[:at], report if isinstance(report, dict) else None
 
