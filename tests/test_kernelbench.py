@@ -6,6 +6,7 @@ style; the ModelNew answers are under tests/fixtures/kernelbench_modelnew."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -178,6 +179,55 @@ def test_the_skeleton_of_an_imported_task_is_a_modelnew_class(imported):
     init = next(n for n in klass.body if isinstance(n, ast.FunctionDef))
     assert klass.name == "ModelNew" and [a.arg for a in init.args.args] == [
         "self", "in_features", "out_features"]
+
+
+def test_wide_shapes_take_each_dim_above_the_blocks_of_the_problems_own_shape():
+    """Issue 28: for a GPU-only problem shape the CPU shapes were 5x7 and 37x29. Each scaled
+    dim now gets a `wide_<dim>` candidate: one past the largest power of two below the
+    problem's own length (any power-of-two block too short for the real shape is too short
+    there too), within the CPU's element budget, the other dims at 2 (or as in `tiny`)."""
+    from kgb.tasks.kernelbench.task_files import Shape
+    from kgb.tasks.kernelbench.wide import above_blocks, candidates
+
+    assert [above_blocks(n) for n in (393216, 4096, 1000, 37, 3)] == [262145, 2049, 513, 33, 3]
+    cpu = [Shape("tiny", {"batch_size": 5, "dim": 7}, ()),
+           Shape("odd", {"batch_size": 37, "dim": 29}, ())]
+    found = candidates(cpu, {"tiny": 35, "odd": 1073}, ["batch_size", "dim"],
+                       {"batch_size": 4096, "dim": 393216}, 1 << 20)
+    assert found["wide_dim"] == {"batch_size": 2, "dim": 262145}
+    assert found["wide_batch_size"] == {"batch_size": 2049, "dim": 2}
+    # Over the budget the dim stops where the estimate fits, still not a power of two.
+    small = candidates(cpu, {"tiny": 35, "odd": 1073}, ["batch_size", "dim"],
+                       {"batch_size": 4096, "dim": 393216}, 1 << 18)
+    assert small["wide_dim"] == {"batch_size": 2, "dim": 131071}
+
+
+@pytest.mark.slow
+def test_a_kernel_right_only_below_its_block_is_incorrect_on_the_cpu(tmp_path):
+    """Issue 28: a ModelNew for a 4096 x 393216 softmax with a hard-coded BLOCK_SIZE = 1024
+    printed `passed` on the CPU. The imported task's wide_dim shape (2 x 262145) runs on the
+    CPU and catches it; the kit's looping kernel passes there (test above)."""
+    problems = tmp_path / "problems"
+    problems.mkdir()
+    shutil.copy(ROOT / "scripts" / "kernelbench" / "problems" / "2_Softmax_wide.py", problems)
+    tasks = tmp_path / "tasks"
+    assert run_kgb("tasks", "import-kernelbench", problems, "--out", tasks).returncode == 0
+    [task] = load_suite(tasks).values()
+    cpu = {s.name: s.as_dict() for s in task.shapes if not s.gpu_only}
+    assert cpu["wide_dim"] == {"batch_size": 2, "dim": 262145}, cpu
+    # Only wide_dim matters here: wide_batch_size (2049 rows, one interpreted program each)
+    # would triple the test's time.
+    toml = next(tasks.rglob("task.toml"))
+    toml.write_text(re.sub(r'\[\[shapes\]\]\nname = "wide_batch_size"\n.*?\n\n', "",
+                           toml.read_text(), flags=re.S))
+    sub = write_submission(tmp_path / "sub", {
+        task.id: (ANSWERS / "softmax_block1024.py").read_text()})
+    out = tmp_path / "out"
+    done = run_kgb("verify", sub, "--tasks", tasks, "--device", "cpu", "--sandbox", "process",
+                   "--only", task.id, "--json", "--out", out, timeout=600)
+    assert done.returncode == 0, done.stderr
+    [job] = json.loads((out / "report.json").read_text())["jobs"]
+    assert job["verdict"] == "incorrect" and job["message"].startswith("wide_dim"), job
 
 
 def test_the_side_by_side_kit_passes_on_the_cpu(tmp_path):

@@ -21,6 +21,7 @@ from typing import Any
 
 from kgb.errors import BadInput, KgbError, quoted
 from kgb.jsonfiles import Refused
+from kgb.tasks.kernelbench import wide
 from kgb.tasks.kernelbench.inputs_code import inputs_source
 from kgb.tasks.kernelbench.parse import Problem, ProblemError, parse_problem
 from kgb.tasks.kernelbench.probe import read_report
@@ -95,6 +96,7 @@ def import_problem(path: Path, out: Path, category: str | None,
         (staging / "reference.py").write_text(reference_source(problem))
         probed = _probe(path, staging, {s.name: s.dims for s in shapes[1:] + shapes[:1]})
         shapes, notes = _settle(path, shapes, probed)
+        shapes = shapes + _widen(path, staging, shapes, notes, probed, scalable, dims)
         first = next(probed["shapes"][s.name] for s in shapes
                      if not probed["shapes"][s.name].get("estimated"))
         dtype = first["dtype"]
@@ -210,6 +212,25 @@ def _probe(path: Path, staging: Path, shapes: dict[str, dict[str, int]]) -> dict
     except Refused as exc:  # the problem's code printed over the report, or forged one
         raise ProblemError(f"{quoted(path.name)}: {exc.message}; the file must not print "
                            f"after kgb's probe (at exit) or write a report of its own") from None
+
+
+def _widen(path: Path, staging: Path, shapes: list[Shape], notes: list[str],
+           probed: dict[str, Any], scalable: list[str], given: dict[str, int]) -> list[Shape]:
+    """When the problem's own shape is GPU-only: CPU shapes that take each scaled dim as far
+    as it goes (wide.py), probed like the others; their entries join `probed`, the dims still
+    short of their regime join `notes`."""
+    if not (shapes[0].name == "given" and shapes[0].gpu_only):
+        return []
+    cpu = [s for s in shapes if not s.gpu_only]
+    elements = {s.name: int(probed["shapes"][s.name]["elements"]) for s in cpu}
+    found = wide.candidates(cpu, elements, scalable, given, CPU_MAX_ELEMENTS)
+    if len(found) == 1:
+        return []
+    more, entries, short = wide.settle(found, _probe(path, staging, found)["shapes"], scalable,
+                                       given, cpu, _size_tag)
+    probed["shapes"].update(entries)
+    notes.extend(short)
+    return more
 
 
 def _settle(path: Path, shapes: list[Shape],
