@@ -1,0 +1,28 @@
+import torch
+import torch.nn.functional as F
+
+FP8 = torch.float8_e4m3fn
+FP8_MAX = 448.0
+EPS = 1e-10
+GROUP = 128
+
+
+def _group_scales(x):
+    """Each group's max |x| in x's dtype (exact), then the float32 scale."""
+    M, K = x.shape
+    G = (K + GROUP - 1) // GROUP
+    padded = F.pad(x.abs(), (0, G * GROUP - K))  # zeros do not change a maximum of |x|
+    return padded.reshape(M, G, GROUP).amax(dim=-1).float().clamp(min=EPS) / FP8_MAX
+
+
+def reference(x):
+    xf = x.float()
+    scale = _group_scales(xf)
+    per_element = scale.repeat_interleave(GROUP, dim=1)[:, :x.shape[1]]
+    return ((xf / per_element).clamp(-FP8_MAX, FP8_MAX).to(FP8), scale)
+
+
+def baseline(x):
+    scale = _group_scales(x)
+    per_element = scale.repeat_interleave(GROUP, dim=1)[:, :x.shape[1]]
+    return ((x / per_element).clamp(-FP8_MAX, FP8_MAX).to(FP8), scale)
