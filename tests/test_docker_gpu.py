@@ -70,3 +70,17 @@ def test_the_gpu_mode_can_be_forced(monkeypatch):
     assert D.DockerSandbox()._has_gpu_runtime() is False
     monkeypatch.setenv("KGB_DOCKER_GPU", "toolkit")
     assert D.DockerSandbox()._has_gpu_runtime() is True
+
+
+def test_the_containers_memory_makes_room_for_its_ram_backed_folders(tmp_path):
+    """The memory cgroup charges tmpfs pages: a limit of memory_bytes alone OOM-killed an honest
+    GPU job whose outputs outgrew it (signal 9, docs/gpu.md run 15)."""
+    from kgb.sandbox.base import GiB, MiB
+
+    limits = Limits(memory_bytes=8 * GiB, output_bytes=10 * GiB, tmp_bytes=512 * MiB)
+    box = D.DockerSandbox()
+    request = SandboxRequest(argv=("python3",), out_dir=tmp_path / "out", ro_paths=(),
+                             env=(), tmp_dir=tmp_path / "tmp", label="r/j")
+    spec = box._spec(request, limits, "sha256:x", {}, [])
+    assert spec["mem_limit"] == spec["memswap_limit"] == 19 * GiB
+    assert D.DockerSandbox.output_in_ram  # so `kgb verify` fits the output cap to the machine

@@ -66,6 +66,9 @@ class DockerSandbox(Sandbox):
     isolation = "container"
     enforced = ("wall_time_s", "memory_bytes", "max_processes", "output_bytes", "tmp_bytes",
                 "cpus", "log_bytes")
+    # The output tmpfs is RAM the container's memory cgroup charges: its cap is fitted to the
+    # machine as bwrap's is, and the container's limit has room for it (container_memory).
+    output_in_ram = True
 
     def __init__(self, image: str | None = None) -> None:
         self.image_ref = image or os.environ.get("KGB_DOCKER_IMAGE") or "host"
@@ -225,7 +228,7 @@ class DockerSandbox(Sandbox):
             user="0:0", init=True, read_only=True, network_mode="none", hostname="kgb",
             cap_drop=["ALL"], security_opt=["no-new-privileges"],
             pids_limit=limits.max_processes + 3,  # + docker-init, sleep, the supervisor
-            mem_limit=limits.memory_bytes, memswap_limit=limits.memory_bytes,
+            mem_limit=container_memory(limits), memswap_limit=container_memory(limits),
             nano_cpus=int(limits.cpus * 1e9), shm_size=SHM_BYTES, tmpfs=tmpfs, mounts=mounts,
             ulimits=[Ulimit(name="core", soft=0, hard=0)], log_config=LogConfig(type="none"),
             environment={"PATH": "/usr/local/bin:/usr/bin:/bin"}, working_dir="/",
@@ -427,3 +430,12 @@ def gpu_device_nodes(device: str, env: dict[str, str], notes: list[str]) -> list
         nodes += gpu.all_nodes()
         env["CUDA_VISIBLE_DEVICES"] = device.split(":")[1] if ":" in device else "0"
     return [f"{n}:{n}:rwm" for n in nodes]
+
+
+def container_memory(limits: Limits) -> int:
+    """The container's memory cgroup limit. The cgroup charges the pages of its tmpfs folders
+    (the outputs, /tmp and the scratch folder) like the processes' own memory, so a limit of
+    `memory_bytes` alone killed honest GPU jobs whose saved outputs outgrew it (an 8192² GELU:
+    signal 9 on an H100, docs/gpu.md run 15): the processes still get `memory_bytes`, plus
+    room for what the folders may hold under their own caps."""
+    return limits.memory_bytes + limits.output_bytes + 2 * limits.tmp_bytes

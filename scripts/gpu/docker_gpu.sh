@@ -4,7 +4,7 @@
 # .device/dockerkit.tar.xz and the docker SDK wheel), starts dockerd without networking, and runs
 #   STEP=check : `kgb sandbox check --backend docker --device cuda:0` (and bwrap's, for reference)
 #   STEP=verify: examples/honest through docker and through bwrap on this GPU, timed (ONLY=ids
-#                narrows it; two halves fit two calls)
+#                narrows it, ONLY_DOCKER/ONLY_BWRAP per backend; BACKENDS picks them)
 # Carry: [".whl", ".device"]. Results in $OUT.
 source "$(dirname "$0")/env.sh"
 OUT=${OUT:-/tmp/kgb-gpu}; mkdir -p "$OUT"
@@ -13,9 +13,12 @@ $PY -c "import torch, triton; print('torch', torch.__version__, 'triton', triton
 
 kit=/tmp/dockerkit
 [ -d $kit ] || tar -xJf .device/dockerkit.tar.xz -C /tmp
+[ -f .device/dockerkit-libs.tar ] && tar -xf .device/dockerkit-libs.tar -C /tmp  # libs added later
 # The kit's libraries only where this system lacks them (never a second libc of another build).
 mkdir -p $kit/need
-for lib in $kit/lib/*; do ldconfig -p | grep -q " $(basename "$lib") " || cp "$lib" $kit/need/; done
+have=$(ldconfig -p | awk 'NR > 1 {print $1}')
+for lib in $kit/lib/*; do grep -qx "$(basename "$lib")" <<< "$have" || cp "$lib" $kit/need/; done
+echo "libraries the kit supplies: $(ls $kit/need | tr '\n' ' ')" | tee -a "$OUT/gpu.txt"
 export PATH=$kit/bin:$PATH
 if ! [ -S /var/run/docker.sock ]; then
   LD_LIBRARY_PATH=$kit/need:${LD_LIBRARY_PATH:-} setsid dockerd --iptables=false --ip6tables=false \
@@ -33,14 +36,14 @@ check)
   echo "docker check: rc=$? in $(( $(date +%s) - start )) s" | tee -a "$OUT/check-docker.txt"
   start=$(date +%s)
   timeout 150 $PY -m kgb.cli sandbox check --backend bwrap --device cuda:0 --stdout-gb 1 \
-    --only gpu,gpu_usable > "$OUT/check-bwrap.txt" 2>&1
+    --only gpu_isolated,gpu_usable > "$OUT/check-bwrap.txt" 2>&1
   echo "bwrap gpu check: rc=$? in $(( $(date +%s) - start )) s" | tee -a "$OUT/check-bwrap.txt"
   cat "$OUT/check-docker.txt" | tail -30
   ;;
 verify)
-  only=${ONLY:+--only $ONLY}
-  for backend in docker bwrap; do
+  for backend in ${BACKENDS:-docker bwrap}; do
     start=$(date +%s)
+    var=ONLY_${backend^^}; only=${!var:-$ONLY}; only=${only:+--only $only}
     timeout "${PER_BACKEND_S:-270}" $PY -m kgb.cli verify examples/honest --device cuda \
       --sandbox $backend --baselines eager $only --out /tmp/v-$backend --force \
       > "$OUT/verify-$backend.txt" 2>&1
