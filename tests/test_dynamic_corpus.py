@@ -19,7 +19,9 @@ CORPUS = load([ROOT / "tests" / "fixtures" / "dynamic"])
 
 def test_every_fixture_names_its_outcome_and_threats():
     assert len(CORPUS) >= 18  # load() refused any header without task, expect and threats
-    assert all(f.threats and f.expect for f in CORPUS)
+    # An honest twin (`expect: passed`, no threat) guards a class against false positives.
+    assert all(f.expect and (f.threats or f.expect == ("passed",)) for f in CORPUS)
+    assert sum(bool(f.threats) for f in CORPUS) >= 18
 
 
 def test_cheats_are_caught_by_layers_2_and_3_alone(tmp_path):

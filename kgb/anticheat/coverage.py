@@ -32,14 +32,15 @@ THREATS: dict[int, str] = {
     25: "resource attacks", 26: "quantization contract violation",
     27: "hostile submission archive", 28: "L2 persistence", 29: "fingerprint replay",
     30: "kernel switch", 31: "interpreter gap", 32: "glue that is the answer",
-    33: "custom-op wrapper", 34: "host objects through the launch",
+    33: "custom-op wrapper", 34: "host objects through the launch", 35: "fake randomness",
 }
 
 # Defences that are not rules of the registry: what they are and which threats they stop.
 MECHANISMS: dict[str, tuple[str, tuple[int, ...]]] = {
     "incorrect": ("the trusted comparison (allclose, relative L2, NaN/Inf positions; outlier "
-                  "mode; poisoned outputs; every timed output re-checked)",
-                  (4, 5, 6, 7, 8, 17, 18, 19, 20, 21, 26, 29, 30)),
+                  "mode; poisoned outputs; every timed output re-checked; a Random task's statistical "
+                  "checks of distribution, independence and the seed's effect)",
+                  (4, 5, 6, 7, 8, 17, 18, 19, 20, 21, 26, 29, 30, 35)),
     "sandbox": ("the sandbox (read-only root, no network, scrubbed environment, limits, "
                 "timeout; the job ends with a verdict and the run goes on)", (23, 25)),
     "unpack": ("safe unpacking of the submission (one-line error, exit 2)", (27,)),
