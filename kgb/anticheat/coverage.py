@@ -38,8 +38,8 @@ THREATS: dict[int, str] = {
 # Defences that are not rules of the registry: what they are and which threats they stop.
 MECHANISMS: dict[str, tuple[str, tuple[int, ...]]] = {
     "incorrect": ("the trusted comparison (allclose, relative L2, NaN/Inf positions; outlier "
-                  "mode; poisoned outputs; every timed output re-checked; a Random task's statistical "
-                  "checks of distribution, independence and the seed's effect)",
+                  "mode; poisoned outputs; every timed output re-checked; a Random task's "
+                  "statistical checks of distribution, independence and the seed's effect)",
                   (4, 5, 6, 7, 8, 17, 18, 19, 20, 21, 26, 29, 30, 35)),
     "sandbox": ("the sandbox (read-only root, no network, scrubbed environment, limits, "
                 "timeout; the job ends with a verdict and the run goes on)", (23, 25)),
