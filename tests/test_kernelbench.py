@@ -128,7 +128,7 @@ def test_the_static_layer_reads_modelnew_forward_and_allows_parameters_in_init()
         return [f.rule for f in analyze(path.read_text(), str(path), "ModelNew")]
 
     for honest in ("relu_honest.py", "linear_honest.py", "softmax_honest.py",
-                   "linear_zero_init.py"):
+                   "linear_zero_init.py", "relu_cuda_idioms.py", "softmax_block1024.py"):
         assert rules(honest) == [], honest
     assert rules("relu_cheat_torch.py") == ["S110"]
     assert rules("linear_cheat_functional.py") == ["S110"]
@@ -166,6 +166,44 @@ def test_modelnew_kernels_are_verified_end_to_end(imported, tmp_path):
     # Calling the nn.Linear submodule in forward hides from the static layer; the dispatch
     # trace of layer 2 sees its addmm.
     assert verdicts["cheats", LINEAR_AGAIN] == ("rejected", "D206")
+
+
+def test_cuda_idioms_see_a_cuda_device_and_allocate_on_the_cpu():
+    """Issue 28: KernelBench-style kernels (`assert x.is_cuda`, `device="cuda"`,
+    torch.cuda.current_device()) crashed on the CPU. Inside the worker's disguise they run;
+    what they return is a plain CPU tensor, and outside it (where the worker records the
+    outputs' device) the real device shows."""
+    from kgb.worker.cuda_on_cpu import disguised
+
+    x = torch.randn(5)
+    with disguised(True):
+        assert x.is_cuda and x.device == torch.device("cuda", 0) and x.get_device() == 0
+        made = (torch.empty(3, device="cuda"), torch.zeros_like(x, device=x.device),
+                x.to("cuda:0"), x.to(x.device, torch.float16), x.new_ones(2, device=0),
+                torch.ones(2, device=torch.device("cuda")), x.cuda())
+        assert all(t.is_cuda for t in made)
+    assert all(type(t) is torch.Tensor and t.device.type == "cpu" for t in made)
+    assert not x.is_cuda and str(x.device) == "cpu"
+    with disguised(False):
+        assert not x.is_cuda
+    meta = torch.empty(2, device="meta")
+    with disguised(True):
+        assert not meta.is_cuda and meta.device.type == "meta"
+
+
+@pytest.mark.slow
+def test_a_kernel_written_for_cuda_passes_on_the_cpu(imported, tmp_path):
+    """KernelBench's own Triton example asserts x.is_cuda: `crashed — AssertionError: Tensor
+    must be on CUDA` on the CPU before; an honest kernel in that style passes now."""
+    sub = write_submission(tmp_path / "sub", {
+        RELU: (ANSWERS / "relu_cuda_idioms.py").read_text()})
+    out = tmp_path / "out"
+    done = run_kgb("verify", sub, "--tasks", imported, "--device", "cpu", "--sandbox",
+                   "process", "--only", RELU, "--json", "--out", out, timeout=300)
+    assert done.returncode == 0, done.stderr
+    [job] = [j for j in json.loads((out / "report.json").read_text())["jobs"]
+             if j["task"] == RELU]
+    assert (job["verdict"], job["rule"]) == ("passed", None), job["message"]
 
 
 def test_the_skeleton_of_an_imported_task_is_a_modelnew_class(imported):

@@ -24,6 +24,7 @@ from kgb.jsonfiles import write_json_atomic
 from kgb.tasks.casegen import call_inputs, fingerprint, load_module, outputs_fingerprint
 from kgb.worker import interpreter_fixes, timing
 from kgb.worker.compile_clock import CompileClock, startup
+from kgb.worker.cuda_on_cpu import disguised, patch_torch_cuda
 from kgb.worker.errors import candidate_traceback, describe, error_kind
 from kgb.worker.evidence import DispatchTrace, LaunchCounter
 from kgb.worker.jit_globals import non_constexpr_globals
@@ -125,6 +126,7 @@ def _run(spec: P.JobSpec, progress: _Progress) -> None:
     if spec.interpreter:
         progress.autotune_first_config = interpreter_fixes.keep_first_autotune_config()
         progress.interpreter_fixes = interpreter_fixes.apply()
+        patch_torch_cuda()  # CUDA-written kernels on the CPU (cuda_on_cpu.py)
     trace = DispatchTrace()
     counter = LaunchCounter(spec.kernel_path, trace)
     counter.install()
@@ -137,7 +139,8 @@ def _run(spec: P.JobSpec, progress: _Progress) -> None:
     startup("-")  # the run-time limit starts now, with the candidate's own code
     stage("import")
     try:
-        candidate = load_module(Path(spec.kernel_path), "kgb_candidate")
+        with disguised(spec.interpreter):
+            candidate = load_module(Path(spec.kernel_path), "kgb_candidate")
     except BaseException as exc:
         progress.error, progress.error_kind = describe(exc, spec.kernel_path), P.ErrorKind.COMPILE
         _keep_traceback(spec, progress, exc)
@@ -161,7 +164,8 @@ def _run(spec: P.JobSpec, progress: _Progress) -> None:
     build_model = getattr(task_inputs, "build_model", None)
     if isinstance(entry, type) and callable(build_model):
         try:
-            entry = build_model(entry, spec.device)
+            with disguised(spec.interpreter):
+                entry = build_model(entry, spec.device)
         except BaseException as exc:
             progress.error = "building ModelNew failed: " + describe(exc, spec.kernel_path)
             progress.error_kind = error_kind(exc, spec.kernel_path)
@@ -226,7 +230,8 @@ class _CallRunner:
                 returned = box[0] if box else self.entry(*inputs)
                 kernels = tuple(sorted(profiled.kernels))[:64] if profiled else ()
             else:
-                returned = self.entry(*inputs)
+                with disguised(spec.interpreter):  # a CUDA-written kernel's view on the CPU
+                    returned = self.entry(*inputs)
             self.sync()
         except BaseException as exc:  # the candidate's failure is a fact, whatever it is
             self.trace.stop()
