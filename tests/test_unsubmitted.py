@@ -54,7 +54,7 @@ def test_a_statically_rejected_kernel_costs_one_folder_and_no_sandbox_torch_or_p
     assert proc.returncode == 0, proc.stderr[-2000:]
     imported = {line.rsplit("|", 1)[1].strip() for line in proc.stderr.splitlines()
                 if line.startswith("import time:") and "|" in line}
-    assert "torch" not in imported
+    assert "torch" not in imported and "matplotlib" not in imported
     assert sorted(p.name for p in (out / "jobs").iterdir()) == ["activation.relu"]
     job = out / "jobs" / "activation.relu"
     assert not (job / P.EXEC_FILE).exists()  # the sandbox never ran

@@ -147,12 +147,14 @@ def _charts(report: dict[str, Any], reason: str | None) -> str:
                      "roofline, shape robustness): this run has no speed figures (see the "
                      "Timings note above).</div>")
         parts.append(_figure(plots.category_bars(report, timed=False),
-                             "No category figures in this report."))
+                             "No category chart: the submitted kernels are of one category or "
+                             "none (see the table by category)."))
         return "".join(parts)
     parts.append('<div class="grid">')
     parts.append(_figure(plots.speedup_histogram(report), "No speedups to plot."))
     parts.append(_figure(plots.category_bars(report, timed=True),
-                         "No category figures in this report."))
+                         "No category chart: the submitted kernels are of one category or "
+                             "none (see the table by category)."))
     parts.append(_figure(plots.roofline(report),
                          "No roofline: no correct kernel's timings carry FLOP and byte counts "
                          "with achieved throughput (tflops, gbps) in this report."))
