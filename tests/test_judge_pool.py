@@ -64,6 +64,20 @@ def test_one_judge_serves_consecutive_jobs(finished_job, pool, tmp_path):
     assert cases and all(call["status"] == "passed" for c in cases for call in c["calls"])
 
 
+def test_a_judge_warmed_while_the_worker_runs_is_the_one_that_judges(finished_job, pool,
+                                                                     tmp_path):
+    """execute warms its device's judge before the worker starts (its torch import overlaps
+    the candidate's run); the job is then judged by that process, and warming twice starts
+    no second one."""
+    pool.warm("cpu")
+    pool.warm("cpu")
+    assert len(pool._all) == 1
+    warmed = pool._idle[0].pid
+    assert pool.judge(_request(_copy(finished_job, tmp_path, "w")), 300,
+                      threading.Event()) == "ok"
+    assert [j.pid for j in pool._all] == [warmed]
+
+
 def test_a_judge_that_fails_is_replaced(finished_job, pool, tmp_path):
     broken = _copy(finished_job, tmp_path, "broken")
     assert pool.judge(_request(broken, tmp_path / "no-such-task"), 300,

@@ -155,6 +155,7 @@ def _run(job: Job, plan: P.PlanRecord, job_dir: Path, ctx: JobContext, limits: L
 def _run_and_judge(job: Job, plan: P.PlanRecord, job_dir: Path, out: Path, ctx: JobContext,
                    limits: Limits, clock: _Clock, gpu: int | None) -> dict | str | None:
     """The worker in its sandbox, then the judge; the GPU's state right after the worker."""
+    ctx.judges.warm(job.device)  # the judge starts while the worker runs
     execution = _run_candidate(job, job_dir, out, ctx, limits)
     clock.sandbox_s = execution.wall_s
     after = snapshot(gpu) if gpu is not None else None

@@ -104,6 +104,17 @@ class JudgePool:
             judge.close(kill=status in ("timeout", "cancelled"))
         return status
 
+    def warm(self, device: str) -> None:
+        """Start a judge for `device` now unless one is idle: its interpreter and torch import
+        (seconds) overlap the candidate's run instead of following it. The judge imports only
+        the suite's task files and waits for its request; the candidate cannot reach it."""
+        with self._lock:
+            if any(judge.device == device for judge in self._idle):
+                return
+            judge = JudgeProcess(self._cache, device, self._log)
+            self._all.append(judge)
+            self._idle.append(judge)
+
     def _borrow(self, device: str) -> JudgeProcess:
         with self._lock:
             for judge in self._idle:
