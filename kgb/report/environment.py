@@ -6,6 +6,7 @@ import importlib
 import importlib.metadata
 import platform
 import sys
+from typing import Any
 
 import kgb
 
@@ -23,7 +24,7 @@ def version(package: str) -> str:
 
 
 def collect(device: str, sandbox_description: dict) -> dict:
-    env = {
+    env: dict[str, Any] = {
         "kgb": kgb.__version__, "python": platform.python_version(), "torch": version("torch"),
         "triton": version("triton"), "platform": platform.platform(), "device": device,
         "sandbox": sandbox_description,
