@@ -47,3 +47,17 @@ def test_nan_positions_and_the_format_are_exact():
     step = ref.view(torch.uint8).clone()
     step[0] += 1
     assert not compare_outputs([step.view(torch.float8_e4m3fn)], [ref], exact).passed
+
+
+def test_the_near_equal_call_can_nudge_a_float8_input():
+    """The anti-caching call halves one element of the largest floating input: a float8 one
+    (an NVFP4 block-scale tensor) has no arithmetic of its own, so the worker crashed there."""
+    from kgb.tasks.casegen import nudge
+
+    scales = torch.tensor([4.0, 6.0, 0.0, 448.0]).to(torch.float8_e4m3fn)
+    small = torch.ones(2)
+    nudged = nudge((small, scales), perturb_seed=5)  # position 5 % 4 = 1
+    assert nudged[0] is small
+    assert nudged[1].float().tolist() == [4.0, 3.0, 0.0, 448.0]
+    assert scales.float().tolist() == [4.0, 6.0, 0.0, 448.0]  # the original is untouched
+    assert nudge((scales,), perturb_seed=2)[0].float().tolist() == [4.0, 6.0, 1.0, 448.0]

@@ -81,7 +81,9 @@ def nudge(inputs: tuple[Any, ...], perturb_seed: int) -> tuple[Any, ...]:
     flat = target.view(-1)
     position = perturb_seed % flat.numel()
     value = flat[position]
-    flat[position] = torch.where(value == 0, torch.ones_like(value), value * 0.5)
+    # through float32: float8 tensors have no arithmetic of their own (halving stays exact)
+    wide = value.float()
+    flat[position] = torch.where(wide == 0, torch.ones_like(wide), wide * 0.5).to(value.dtype)
     return inputs[:index] + (target,) + inputs[index + 1:]
 
 

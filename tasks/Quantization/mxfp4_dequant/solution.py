@@ -1,0 +1,48 @@
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _e2m1(code):
+    """e2m1 code (0..15, int32) -> float32 value."""
+    mag = code & 7
+    e = mag >> 1
+    m = (mag & 1).to(tl.float32)
+    normal = (1.0 + 0.5 * m) * (1 << tl.maximum(e - 1, 0)).to(tl.float32)
+    value = tl.where(e == 0, 0.5 * m, normal)
+    return tl.where(code >= 8, -value, value)
+
+
+@triton.jit
+def _e8m0(s):
+    """e8m0 byte (int32 0..255) -> float32 2 ** (s - 127), NaN for 255; built from its bits
+    (s = 0 is the subnormal 2 ** -127)."""
+    bits = tl.where(s == 0, 1 << 22, s << 23)
+    scale = bits.to(tl.float32, bitcast=True)
+    return tl.where(s == 255, float("nan"), scale)
+
+
+@triton.jit
+def _mxfp4_dequant_kernel(packed_ptr, scales_ptr, out_ptr, K, BLOCK_BYTES: tl.constexpr):
+    row = tl.program_id(0).to(tl.int64)
+    byte = tl.program_id(1) * BLOCK_BYTES + tl.arange(0, BLOCK_BYTES)
+    mask = byte < K // 2
+    b = tl.load(packed_ptr + row * (K // 2) + byte, mask=mask, other=0).to(tl.int32)
+    s = tl.load(scales_ptr + row * (K // 32) + byte // 16, mask=mask, other=127).to(tl.int32)
+    scale = _e8m0(s)
+    lo = _e2m1(b & 0xF) * scale
+    hi = _e2m1(b >> 4) * scale
+    base = out_ptr + row * K + 2 * byte
+    tl.store(base, lo.to(out_ptr.dtype.element_ty), mask=mask)
+    tl.store(base + 1, hi.to(out_ptr.dtype.element_ty), mask=mask)
+
+
+def run(packed: torch.Tensor, scales: torch.Tensor, out_dtype_probe: torch.Tensor):
+    M, half = packed.shape
+    K = 2 * half
+    out = torch.empty((M, K), dtype=out_dtype_probe.dtype, device=packed.device)
+    BLOCK_BYTES = 256
+    grid = (M, triton.cdiv(half, BLOCK_BYTES))
+    _mxfp4_dequant_kernel[grid](packed, scales, out, K, BLOCK_BYTES=BLOCK_BYTES, num_warps=4)
+    return out
