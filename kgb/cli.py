@@ -25,7 +25,7 @@ def cli() -> None:
 
 
 @cli.command()
-@click.argument("submission", type=click.Path(path_type=Path))
+@click.argument("submissions", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("--tasks", "tasks_dir", type=click.Path(path_type=Path), default=None,
               show_default="the manifest's [submission] tasks (kgb init --tasks), else the "
                            "bundled suite", help="Task suite folder.")
@@ -83,21 +83,34 @@ def cli() -> None:
               help="GPU runs: time each call as a CUDA-graph replay (captured beforehand, L2 "
                    "flush kept), kernels and baselines alike: for launch-bound kernels.")
 @click.option("--json", "as_json", is_flag=True, help="Print report.json instead of a table.")
-def verify(submission: Path, tasks_dir: Path | None, task_id: str | None, out_dir: Path,
-           device: str, sandbox_name: str,
+def verify(submissions: tuple[Path, ...], tasks_dir: Path | None, task_id: str | None,
+           out_dir: Path, device: str, sandbox_name: str,
            timeout: float | None, only: str | None, seed: int | None, pricing: Path | None,
            limits: tuple[str, ...], devices: str | None, jobs: int, resume: bool, force: bool,
            fail_under: str | None, show_feedback: bool, static_layer: str, timing: str,
            baselines: str, cuda_graph: bool, as_json: bool) -> None:
     """Verify every kernel of SUBMISSION (.tar, .tar.gz or folder) against the task suite, or
-    one kernel FILE.py with --task ID. The submission format: docs/submission.md (`kgb init`
-    writes a skeleton)."""
+    one kernel FILE.py with --task ID; several SUBMISSIONS (or a folder of them) are a batch:
+    OUT/<name>/ each, OUT/summary.json, one seed and one reference cache for all. The
+    submission format: docs/submission.md (`kgb init` writes a skeleton)."""
     import tempfile
 
     from kgb.quickstart import remembered_tasks, single_kernel_submission
     from kgb.runner.verify import VerifyOptions, run_verify
 
     gates = _gates(fail_under)
+    from kgb.runner.batch import is_submission
+
+    submission = submissions[0]
+    if len(submissions) > 1 or (submission.is_dir() and not is_submission(submission)):
+        _verify_batch(submissions, task_id, gates, as_json, VerifyOptions(
+            submission=submission, tasks_dir=tasks_dir or DEFAULT_TASKS, out_dir=out_dir,
+            device=device, sandbox=sandbox_name, timeout_s=timeout, seed=seed, pricing=pricing,
+            limits=limits, resume=resume, devices=devices, jobs=jobs,
+            static=static_layer == "on", timing=timing == "on", baselines=baselines,
+            force=force, cuda_graph=cuda_graph,
+            only=tuple(t.strip() for t in only.split(",") if t.strip()) if only else None))
+        return
     scratch = tempfile.TemporaryDirectory(prefix="kgb-one-kernel-")
     with scratch:
         if task_id is not None:
@@ -121,6 +134,27 @@ def verify(submission: Path, tasks_dir: Path | None, task_id: str | None, out_di
             only=tuple(t.strip() for t in only.split(",") if t.strip()) if only else None),
             as_json=as_json, feedback=show_feedback)
     _check_gates(data, gates)
+
+
+def _verify_batch(submissions: tuple[Path, ...], task_id: str | None,
+                  gates: dict[str, float] | None, as_json: bool, options) -> None:
+    """Many submissions in one run (kgb.runner.batch): OUT/<name>/ each, OUT/summary.json."""
+    import json
+
+    from kgb.runner.batch import run_batch
+
+    if task_id is not None:
+        raise click.BadParameter("--task verifies one kernel FILE.py; a batch takes "
+                                 "submissions", param_hint="--task")
+    if gates:
+        raise click.BadParameter("--fail-under judges one submission; a batch's figures are "
+                                 "per submission in OUT/summary.json", param_hint="--fail-under")
+    summary = run_batch(submissions, options, quiet=as_json)
+    if as_json:
+        click.echo(json.dumps(summary, indent=1))
+    else:
+        click.echo(f"batch: {len(summary['submissions'])} submission(s), seed {summary['seed']}; "
+                   f"summary: {options.out_dir.resolve() / 'summary.json'}")
 
 
 def _gates(text: str | None) -> dict[str, float] | None:

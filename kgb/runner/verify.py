@@ -54,6 +54,7 @@ class VerifyOptions:
     cuda_graph: bool = False  # GPU runs: timed calls (kernel and baselines) as graph replays
     force: bool = False  # replace a run already in out_dir
     only_submitted: bool = False  # without `only`: just the tasks the submission has kernels for
+    refcache: Path | None = None  # reference outputs shared with other runs (a batch's)
 
 
 def _mode_suffix(options: VerifyOptions) -> str:
@@ -198,7 +199,8 @@ def run_verify(options: VerifyOptions, as_json: bool = False, feedback: bool = F
     submitted = {k.task for k in submission.kernels}
     job_ids = [t for t in scope if t in submitted]
     # Only submitted tasks are loaded and planned; the others are rows (kgb.runner.missing).
-    jobs = plan_jobs({t: index.load(t) for t in job_ids}, submission, device, seed, job_ids)
+    jobs = plan_jobs({t: index.load(t) for t in job_ids}, submission, device, seed,
+                     tuple(job_ids))
     missing = [t for t in scope if t not in submitted]
 
     # Everything that holds processes or resources is closed by one ExitStack, whatever fails.
@@ -214,7 +216,8 @@ def run_verify(options: VerifyOptions, as_json: bool = False, feedback: bool = F
         if not before:  # job folders of an earlier run in OUT must never pass for this run's
             shutil.rmtree(out_dir / "jobs", ignore_errors=True)
         journal.write_record(out_dir, record)
-        judges = stack.enter_context(JudgePool(out_dir / "refcache", out_dir / "judges.log"))
+        judges = stack.enter_context(JudgePool(options.refcache or out_dir / "refcache",
+                                               out_dir / "judges.log"))
         ctx = JobContext(secrets.token_hex(4), out_dir, sandbox, limits, submission.root, judges,
                          static=options.static, peaks=device_peaks(slots),
                          timing=options.timing, baselines=options.baselines,

@@ -1,0 +1,141 @@
+"""`kgb verify A B C ...` (or a folder of submissions): many submissions in one run.
+
+Each submission is verified as `kgb verify` verifies one — its own folder `OUT/<name>/` with
+its report.json, report.md, report.html and job folders — under one secret seed for the whole
+batch, with one reference cache (`OUT/refcache`): a (task, case, seed) reference is computed
+once and serves every submission (design.md, "Compute once on the trusted side"). The run's
+summary (`OUT/summary.json`) lists every submission's figures; a submission refused as bad
+input is a row with its one-line reason, never the end of the batch. The cache is written by
+kgb's trusted judge alone, in a folder no sandbox mounts."""
+
+from __future__ import annotations
+
+import json
+import re
+import secrets
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from kgb.errors import BadInput
+from kgb.jsonfiles import write_json_atomic
+
+SUMMARY_FILE = "summary.json"
+BATCH_FILE = "batch.json"  # the batch's seed and members, for --resume
+ARCHIVE_SUFFIXES = (".tar", ".tar.gz", ".tgz")
+
+
+@dataclass(frozen=True)
+class Member:
+    name: str  # its folder under OUT
+    path: Path
+
+
+def is_submission(path: Path) -> bool:
+    return (path.is_dir() and (path / "manifest.toml").is_file()) or (
+        path.is_file() and path.name.endswith(ARCHIVE_SUFFIXES))
+
+
+def members(paths: tuple[Path, ...]) -> list[Member]:
+    """The batch's submissions: each path a submission, or a folder of them (its archives and
+    folders holding a manifest.toml, in name order). Names are unique folder names."""
+    found: list[Path] = []
+    for path in paths:
+        if is_submission(path):
+            found.append(path)
+        elif path.is_dir():
+            inside = sorted(p for p in path.iterdir() if is_submission(p))
+            if not inside:
+                raise BadInput(f"{path}: neither a submission (no manifest.toml) nor a folder of "
+                               "submissions; pass submission archives or folders")
+            found += inside
+        else:
+            raise BadInput(f"{path}: no such submission (an archive .tar/.tar.gz or a folder "
+                           "with manifest.toml)")
+    out: list[Member] = []
+    used: set[str] = set()
+    for path in found:
+        stem = re.sub(r"\.(tar\.gz|tgz|tar)$", "", path.name)
+        base = re.sub(r"[^A-Za-z0-9._-]+", "_", stem).strip("._") or "submission"
+        name, n = base, 1
+        while name in used or name in ("refcache", "jobs", "submission"):
+            n += 1
+            name = f"{base}-{n}"
+        used.add(name)
+        out.append(Member(name, path))
+    return out
+
+
+def run_batch(paths: tuple[Path, ...], base, quiet: bool = False) -> dict[str, Any]:
+    """Verify every member with `base`'s options (a VerifyOptions); the summary, also written
+    to OUT/summary.json. Bad input of one member is its row; kgb's own failure or an interrupt
+    ends the batch after the summary of what finished is written."""
+    from kgb.runner.verify import run_verify
+
+    batch = members(paths)
+    out_dir = base.out_dir.resolve()
+    seed = _batch_seed(out_dir, base, batch)
+    rows: list[dict[str, Any]] = []
+    try:
+        for member in batch:
+            folder = out_dir / member.name
+            options = replace(base, submission=member.path, out_dir=folder, seed=seed,
+                              refcache=out_dir / "refcache",
+                              resume=base.resume and (folder / "run.json").is_file())
+            try:
+                report = run_verify(options, quiet=True)
+            except BadInput as exc:
+                rows.append({"name": member.name, "path": str(member.path), "error": str(exc)})
+            else:
+                rows.append(_row(member, report))
+            if not quiet:
+                _print_row(rows[-1])
+    finally:
+        summary = {"seed": seed, "submissions": rows, "complete": len(rows) == len(batch)}
+        write_json_atomic(out_dir / SUMMARY_FILE, summary, indent=1)
+    return summary
+
+
+def _batch_seed(out_dir: Path, base, batch: list[Member]) -> int:
+    record = out_dir / BATCH_FILE
+    names = [m.name for m in batch]
+    if base.resume:
+        try:
+            kept = json.loads(record.read_text())
+            seed, kept_names = int(kept["seed"]), list(kept["members"])
+        except (OSError, ValueError, KeyError, TypeError):
+            raise BadInput(f"--resume: {record} is missing or unreadable; run without "
+                           f"--resume to start a new batch") from None
+        if kept_names != names:
+            raise BadInput(f"--resume: the batch in {out_dir} had other submissions; resume "
+                           f"with the same ones or use a new --out")
+        return seed
+    if (record.exists() or (out_dir / SUMMARY_FILE).exists()) and not base.force:
+        raise BadInput(f"--out {out_dir} already holds a batch; pass --force to replace it, "
+                       f"--resume to continue it, or another --out")
+    seed = base.seed if base.seed is not None else secrets.randbits(63)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    write_json_atomic(record, {"seed": seed, "members": names}, indent=1)
+    return seed
+
+
+def _row(member: Member, report: dict[str, Any]) -> dict[str, Any]:
+    rates = report["summary"]["rates"]
+    return {"name": member.name, "path": str(member.path),
+            "report": f"{member.name}/report.json", "complete": report["complete"],
+            "submitted": rates.get("tasks"), "compiled": rates.get("compiled"),
+            "correct": rates.get("correct"), "correct_rate": rates.get("correct_rate"),
+            "fast_1": (rates.get("fast_p") or {}).get("fast_1"),
+            "geomean_speedup_eager": rates.get("geomean_speedup_eager")}
+
+
+def _print_row(row: dict[str, Any]) -> None:
+    import click
+
+    if "error" in row:
+        click.echo(f"batch {row['name']}: refused — {row['error']}")
+        return
+    fast = row["fast_1"]
+    click.echo(f"batch {row['name']}: correct {row['correct']}/{row['submitted']}, compiled "
+               f"{row['compiled']}/{row['submitted']}, fast_1 "
+               f"{'—' if fast is None else f'{fast:.0%}'} ({row['report']})")
