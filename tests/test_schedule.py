@@ -139,3 +139,30 @@ def test_untimed_gpu_runs_take_several_jobs_per_gpu_spread_over_the_gpus(monkeyp
     assert resolve_slots("cuda:0", "all", 1) == ("cuda:0", "cuda:1")
     with pytest.raises(BadInput, match="--timing off"):
         resolve_slots("cuda:0", "all", 2)
+
+
+def test_several_slots_start_the_heaviest_jobs_first_and_report_in_plan_order(monkeypatch):
+    """Longest job first (issue 24): a heavy job started last holds the run's tail alone."""
+    from kgb.runner.plan import plan_cases
+    from kgb.submission import Kernel
+
+    ids = ["math.addcmul", "matmul.matmul", "activation.relu"]
+    planned = [Job(SUITE[t], Kernel(t, "k.py", Path("/k.py")), plan_cases(SUITE[t], "cpu", 1),
+                   "cpu") for t in ids]
+    weights = {j.task.id: schedule.job_weight(j) for j in planned}
+    assert len(set(weights.values())) == 3 and min(weights.values()) > 0
+    started: list[str] = []
+    lock = threading.Lock()
+
+    def fake(job, ctx):
+        with lock:
+            started.append(job.task.id)
+        return P.JobRecord(P.VerdictRecord(P.Verdict.PASSED), P.JobFacts("x", job.device))
+
+    monkeypatch.setattr(schedule, "run_job", fake)
+    outcome = schedule.run_all(planned, ("cpu", "cpu"), context(), Progress(),
+                               reuse=lambda job: None)
+    heaviest = sorted(ids, key=weights.__getitem__, reverse=True)
+    assert set(started[:2]) == set(heaviest[:2])
+    assert started[-1] == heaviest[-1]
+    assert [job.task.id for job, _ in outcome.results] == ids

@@ -31,6 +31,18 @@ class ScheduleOutcome:
     interrupted: str | None = None  # the signal's name
 
 
+def job_weight(job: Job) -> float:
+    """A job's expected cost, for ordering only: its calls times the data they move (bytes,
+    and FLOPs at 64 per byte) by the task's cost model. A job without a kernel weighs 0."""
+    if job.kernel is None:
+        return 0.0
+    total = 0.0
+    for case in job.cases:
+        flops, nbytes = job.task.cost(case.shape.as_dict(), case.dtype)
+        total += max(1, len(case.calls)) * (nbytes + flops / 64.0)
+    return total
+
+
 def run_all(jobs: list[Job], slots: tuple[str, ...], ctx: JobContext, progress,
             reuse: Callable[[Job], JobRecord | None]) -> ScheduleOutcome:
     done: dict[int, Finished] = {}
@@ -43,6 +55,8 @@ def run_all(jobs: list[Job], slots: tuple[str, ...], ctx: JobContext, progress,
             done[index] = (job, kept)
             progress.start(job.task.id)
             progress.done(job.task.id, f"{kept.verdict.verdict.value} (resumed)")
+    if len(slots) > 1:  # longest first: a long job started last would hold the run's tail
+        pending.sort(key=lambda item: job_weight(item[1]), reverse=True)
     free: queue.SimpleQueue[str] = queue.SimpleQueue()
     for slot in slots:
         free.put(slot)
