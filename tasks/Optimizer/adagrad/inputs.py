@@ -1,0 +1,12 @@
+import torch
+
+from kgb.tasks.inputs import maybe_outliers, normal, uniform
+
+
+def make_inputs(shape: dict, dtype: str, gen: torch.Generator, mode: str):
+    dims = (shape["M"], shape["N"])
+    p = normal(dims, dtype, gen)
+    g = maybe_outliers(normal(dims, dtype, gen), gen, mode)
+    state_sum = uniform(dims, dtype, gen, low=0.0, high=50.0)  # sum of earlier g**2
+    step = int(torch.randint(1, 2001, (1,), generator=gen, device=gen.device).item())
+    return (p, g, state_sum, step)

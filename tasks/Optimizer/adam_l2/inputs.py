@@ -1,0 +1,13 @@
+import torch
+
+from kgb.tasks.inputs import maybe_outliers, normal, uniform
+
+
+def make_inputs(shape: dict, dtype: str, gen: torch.Generator, mode: str):
+    dims = (shape["M"], shape["N"])
+    p = normal(dims, dtype, gen)
+    g = maybe_outliers(normal(dims, dtype, gen), gen, mode)
+    m = normal(dims, dtype, gen, std=0.1)
+    v = uniform(dims, dtype, gen, low=0.0, high=0.01)  # >= 0, like a running mean of g**2
+    step = int(torch.randint(1, 2001, (1,), generator=gen, device=gen.device).item())
+    return (p, g, m, v, step)
