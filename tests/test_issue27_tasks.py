@@ -1,0 +1,64 @@
+"""The Quantization and Optimizer tasks of issue 27: each is well formed to issue 13's bar (all
+eight shape tags, a tiny and a non-power-of-two CPU shape, a cost model), a Quantization task
+states its rounding and clamping contract and forbids the quantization APIs, and a task whose
+kernel casts to float8 is judged on the CPU only with kgb's fp8 interpreter repair."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import ROOT
+
+from kgb.tasks.cost_model import evaluate
+from kgb.tasks.loader import load_suite
+from kgb.tasks.model import SHAPE_TAGS
+
+QUANTIZATION = (
+    "fp8_e4m3_per_token", "fp8_e5m2_per_token", "fp8_e4m3_per_tensor", "fp8_block_act_1x128",
+    "fp8_block_weight_128x128", "int8_per_group", "int4_per_group_asym", "smoothquant_int8",
+    "mxfp4_dequant", "nvfp4_dequant", "w8a8_int8_gemm",
+)
+OPTIMIZER = ("sgd_nesterov", "adam_l2", "adagrad", "rmsprop_centered", "lion", "ema_weights",
+             "clip_grad_norm")
+IDS = [f"quantization.{n}" for n in QUANTIZATION] + [f"optimizer.{n}" for n in OPTIMIZER]
+QUANTIZERS = [f"quantization.{n}" for n in QUANTIZATION if "dequant" not in n and "gemm" not in n]
+
+
+@pytest.fixture(scope="module")
+def suite():
+    return load_suite(ROOT / "tasks")
+
+
+@pytest.mark.parametrize("task_id", IDS)
+def test_task_meets_the_suite_bar(suite, task_id):
+    task = suite[task_id]
+    assert {tag for s in task.shapes for tag in s.tags} == set(SHAPE_TAGS)
+    cpu = task.shapes_for("cpu")
+    assert any("tiny" in s.tags for s in cpu) and any("non-pow2" in s.tags for s in cpu)
+    assert any(s.gpu_only for s in task.shapes)  # something large enough to time
+    for shape in task.shapes:
+        values = dict(shape.dims, itemsize=2)
+        assert evaluate(task.flops, values) > 0 and evaluate(task.bytes, values) > 0
+    assert "do not modify" in " ".join(task.description.lower().split())
+    assert (task.folder / "solution.py").is_file()
+
+
+@pytest.mark.parametrize("task_id", [i for i in IDS if i.startswith("quantization.")])
+def test_quantization_tasks_state_the_contract_and_forbid_the_apis(suite, task_id):
+    task = suite[task_id]
+    assert task.strict_tolerance  # no float64 truth forgives a broken rounding contract
+    assert "torch.ao" in task.forbid
+    if task_id in QUANTIZERS:
+        text = " ".join(task.description.lower().split())
+        assert "round" in text and "clamp" in text and "even" in text
+
+
+def test_fp8_tasks_are_not_checkable_on_the_cpu_without_the_repair(suite):
+    from kgb.protocol import FP8_CAST_FIX
+    from kgb.runner.interpreter import FP8, InterpreterLimits, scan
+
+    for name in ("fp8_e4m3_per_token", "fp8_block_act_1x128", "fp8_block_weight_128x128"):
+        features = scan((suite[f"quantization.{name}"].folder / "solution.py").read_text())
+        assert FP8 in features
+        assert InterpreterLimits(features).not_checkable("float32") is not None
+        assert InterpreterLimits(features, frozenset({FP8_CAST_FIX})).not_checkable(
+            "float32") is None
