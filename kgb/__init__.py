@@ -1,6 +1,7 @@
 """kgb — the KernelGenBench runner.
 
-`kgb.verify(...)` and `kgb.verify_kernel(...)` are the Python API (kgb/api.py, docs/api.md);
+`kgb.verify(...)`, `kgb.verify_kernel(...)` and the async `kgb.Verifier` are the Python API
+(kgb/api.py, kgb/verifier.py, docs/api.md);
 they are imported on first use, so importing a kgb module (the sandboxed worker does) loads
 nothing else."""
 
@@ -14,4 +15,8 @@ def __getattr__(name: str) -> Any:
         from kgb import api
 
         return getattr(api, name)
+    if name == "Verifier":
+        from kgb.verifier import Verifier
+
+        return Verifier
     raise AttributeError(f"module 'kgb' has no attribute {name!r}")

@@ -38,10 +38,44 @@ class JobResult:
     speedup_eager: float | None
     speedup_compile: float | None
     entry: dict[str, Any]  # the report's whole job entry (cases, timings, findings ...)
+    # "judged": `verdict` is kgb's verdict on the kernel. "infra_error" (kgb.Verifier and
+    # `kgb serve` only): kgb or the machine failed, or the request's deadline passed — nothing
+    # is known about the kernel; `verdict` is "infra_error" too and a trainer drops the sample.
+    status: str = "judged"
 
     @property
     def passed(self) -> bool:
         return self.verdict == "passed"
+
+    @property
+    def infra_failure(self) -> bool:
+        return self.status == INFRA_ERROR
+
+    @property
+    def reward_ready(self) -> dict[str, Any]:
+        """What an RL trainer needs: correct, the speedup over eager (None on the CPU and for
+        failing kernels) and whether the sample must be dropped (never scored 0)."""
+        return {"correct": self.passed, "speedup": self.speedup_eager if self.passed else None,
+                "infra_failure": self.infra_failure}
+
+    def as_json(self) -> dict[str, Any]:
+        """The typed verdict JSON `kgb serve` answers (docs/api.md), without `entry`."""
+        return {"status": self.status, "task": self.task, "verdict": self.verdict,
+                "rule": self.rule, "message": self.message, "location": self.location,
+                "feedback": self.feedback,
+                "speedups": {"eager": self.speedup_eager, "compile": self.speedup_compile},
+                "reward_ready": self.reward_ready, "infra_failure": self.infra_failure}
+
+
+INFRA_ERROR = "infra_error"
+
+
+def infra_result(task: str, message: str) -> JobResult:
+    """A job kgb could not judge (its own failure, a dead judge, a passed deadline)."""
+    return JobResult(task=task, verdict=INFRA_ERROR, rule=None, message=message, location=None,
+                     feedback=f"kgb could not judge this kernel ({message}); not the kernel's "
+                              "fault: drop the sample or retry", speedup_eager=None,
+                     speedup_compile=None, entry={}, status=INFRA_ERROR)
 
 
 @dataclass(frozen=True)

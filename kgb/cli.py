@@ -596,6 +596,63 @@ def lint(ctx: click.Context, file: Path, task_id: str | None, tasks_dir: Path,
     ctx.exit(ExitCode.FINDINGS if findings else ExitCode.OK)
 
 
+@cli.command()
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Address to bind; anything but loopback needs --token-file.")
+@click.option("--port", type=click.IntRange(0, 65535), default=8765, show_default=True,
+              help="Port (0: any free one, printed at start).")
+@click.option("--token-file", type=click.Path(path_type=Path), default=None,
+              help="File holding the bearer token every POST must send.")
+@click.option("--slots", type=click.IntRange(min=1), default=None,
+              help="Verifications at once [default: CPU cores // 2 on the CPU, 1 on a GPU].")
+@click.option("--queue", type=click.IntRange(min=0), default=None,
+              help="Requests that may wait for a slot; more get 503 [default: 2 x slots].")
+@click.option("--device", type=click.Choice(["cpu", "cuda", "auto"]), default="auto",
+              show_default=True)
+@click.option("--sandbox", "sandbox_name", default="auto", show_default=True,
+              help="Sandbox backend: auto, docker, bwrap or process.")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=None,
+              help="Seconds a candidate's run may take, as kgb verify --timeout.")
+@click.option("--request-timeout", type=click.FloatRange(min=0, min_open=True), default=None,
+              help="Seconds one verification may take in all; then 504, infra_error "
+                   "[default: 2 x --timeout + 60].")
+@click.option("--max-request-bytes", type=click.IntRange(min=1024), default=8 << 20,
+              show_default=True, help="Largest request body accepted (413 above).")
+@click.option("--tasks", "tasks_dir", type=click.Path(path_type=Path), default=DEFAULT_TASKS,
+              show_default="the bundled suite", help="Task suite folder.")
+def serve(host: str, port: int, token_file: Path | None, slots: int | None,
+          queue: int | None, device: str, sandbox_name: str, timeout: float | None,
+          request_timeout: float | None, max_request_bytes: int, tasks_dir: Path) -> None:
+    """Serve verifications over HTTP: POST /v1/verify {"task": ID, "source": "..."} (or a
+    submission archive) answers the verdict JSON; GET /v1/health. docs/api.md has the fields,
+    status codes, limits and a client."""
+    import signal
+
+    from kgb.serve.http import KgbServer, ServeOptions, read_token
+    from kgb.verifier import Verifier
+
+    token = read_token(token_file) if token_file is not None else None
+    options = ServeOptions(host=host, port=port, token=token, queue=queue,
+                           max_request_bytes=max_request_bytes)
+    if token is None:
+        KgbServer.check_address(host)
+    with Verifier(slots, tasks=tasks_dir, device=device, sandbox=sandbox_name,
+                  timeout_s=timeout, deadline_s=request_timeout) as verifier:
+        server = KgbServer(options, verifier)
+        bound, port = server.server_address[:2]
+        click.echo(f"kgb serve: listening on http://{bound!s}:{port} ({verifier.slots} "
+                   f"slot(s), {'token required' if token else 'no token: loopback only'})",
+                   err=True)
+        def stop(signum: int, _frame: object) -> None:  # SIGTERM ends it as Ctrl-C does:
+            raise KeyboardInterrupt  # the Verifier's exit ends every child it started
+
+        signal.signal(signal.SIGTERM, stop)
+        try:
+            server.serve_forever()
+        finally:
+            server.server_close()
+
+
 def main() -> None:
     try:
         code = cli.main(standalone_mode=False)  # a command's ctx.exit(n) comes back as n

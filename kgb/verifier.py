@@ -1,0 +1,146 @@
+"""`kgb.Verifier`: many verifications at once for a generation loop, async.
+
+    async with kgb.Verifier(slots=4, device="cpu") as verifier:
+        result = await verifier.verify("activation.relu", source)
+        results = await verifier.verify_many([(task, src) for src in candidates])
+
+Each verification runs the same pipeline as kgb.verify_kernel (in a child process: see
+kgb.serve.executor) and returns the same `JobResult`. At most `slots` run at once; the rest
+wait. A verification kgb could not finish (its own failure, a passed deadline) is a result with
+`status == "infra_error"` — drop that sample, never score it 0. A task id the suite does not
+have raises BadInput at once. The same object serves `kgb serve` through `submit` (threads)."""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import os
+import shutil
+import tempfile
+import threading
+from collections.abc import Iterable
+from pathlib import Path
+from types import TracebackType
+
+from kgb.api import DEFAULT_TASKS, JobResult
+from kgb.errors import BadInput
+from kgb.serve.executor import ExecOptions, Executor, LocalExecutor, VerifyRequest
+
+
+def default_slots(device: str) -> int:
+    """One verification per two CPU cores on the CPU (each runs a candidate worker and a
+    judge process, each busy one core); one on a GPU (timed runs take a GPU each)."""
+    return max(1, (os.cpu_count() or 2) // 2) if device == "cpu" else 1
+
+
+def default_deadline(timeout_s: float | None, device: str) -> float:
+    """The sandbox bounds the candidate's run by `timeout_s`; the judge and the compile budget
+    come on top. Twice it plus a minute, past which kgb itself is stuck."""
+    from kgb.runner.verify import DEFAULT_TIMEOUT_S
+
+    return 2 * (timeout_s or DEFAULT_TIMEOUT_S["cpu" if device == "cpu" else "cuda"]) + 60.0
+
+
+class Verifier:
+    def __init__(self, slots: int | None = None, *, tasks: str | Path = DEFAULT_TASKS,
+                 device: str = "auto", sandbox: str = "auto", timeout_s: float | None = None,
+                 deadline_s: float | None = None, executor: Executor | None = None) -> None:
+        self._requested = (slots, Path(tasks), device, sandbox, timeout_s, deadline_s)
+        self._executor = executor
+        self._pool: concurrent.futures.ThreadPoolExecutor | None = None
+        self._workdir: Path | None = None
+        self._cancels: set[threading.Event] = set()
+        self._lock = threading.Lock()
+        self.slots = 0
+
+    # ------------------------------------------------------------------ lifetime
+    def open(self) -> Verifier:
+        from kgb.runner.verify import resolve_device
+        from kgb.tasks.index import index_suite
+
+        slots, tasks, device, sandbox, timeout_s, deadline_s = self._requested
+        resolved = resolve_device(device)
+        if slots is not None and slots < 1:
+            raise BadInput(f"slots={slots}: give 1 or more")
+        if resolved != "cpu" and (slots or 1) > 1:
+            raise BadInput(f"slots={slots} on a GPU: timed runs take one kernel per GPU at a "
+                           "time; use slots=1 (several GPUs: one Verifier per GPU for now)")
+        self.slots = slots or default_slots(resolved)
+        self.index = index_suite(tasks)
+        self._workdir = Path(tempfile.mkdtemp(prefix="kgb-verifier-"))
+        if self._executor is None:
+            self._executor = LocalExecutor(ExecOptions(
+                tasks=tasks, device=resolved, sandbox=sandbox, timeout_s=timeout_s,
+                deadline_s=deadline_s or default_deadline(timeout_s, resolved)), self._workdir)
+        self._pool = concurrent.futures.ThreadPoolExecutor(self.slots,
+                                                           thread_name_prefix="kgb-verify")
+        return self
+
+    def close(self) -> None:
+        with self._lock:
+            for cancel in self._cancels:  # running children end now, queued ones never start
+                cancel.set()
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+        if self._workdir is not None:
+            shutil.rmtree(self._workdir, ignore_errors=True)
+            self._workdir = None
+
+    def __enter__(self) -> Verifier:
+        return self.open()
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    async def __aenter__(self) -> Verifier:
+        return await asyncio.to_thread(self.open)
+
+    async def __aexit__(self, kind: type[BaseException] | None, value: BaseException | None,
+                        tb: TracebackType | None) -> None:
+        await asyncio.to_thread(self.close)
+
+    # ------------------------------------------------------------------ work
+    def check_task(self, task: str) -> None:
+        from kgb.tasks.spec import unknown_task
+
+        if task not in self.index:
+            raise BadInput(unknown_task(task, self.index.ids()))
+
+    def submit(self, request: VerifyRequest,
+               cancel: threading.Event | None = None) -> concurrent.futures.Future:
+        """The request queued for a slot: a Future of its tuple of JobResults."""
+        if self._pool is None or self._executor is None:
+            raise RuntimeError("the Verifier is not open: use it as a context manager")
+        for task in request.tasks:
+            self.check_task(task)
+        event = cancel or threading.Event()
+        executor = self._executor
+
+        def work() -> tuple[JobResult, ...]:
+            with self._lock:
+                self._cancels.add(event)
+            try:
+                return executor.run(request, event)
+            finally:
+                with self._lock:
+                    self._cancels.discard(event)
+
+        return self._pool.submit(work)
+
+    async def verify(self, task: str, source: str) -> JobResult:
+        cancel = threading.Event()
+        future = self.submit(VerifyRequest((task,), source=source), cancel)
+        try:
+            return (await asyncio.wrap_future(future))[0]
+        except asyncio.CancelledError:
+            cancel.set()  # the child process ends instead of holding its slot
+            future.cancel()
+            raise
+
+    async def verify_many(self, items: Iterable[tuple[str, str]]) -> list[JobResult]:
+        """(task, source) pairs, verified `slots` at a time; results in the same order."""
+        pairs = list(items)
+        for task, _ in pairs:  # a bad id refuses the whole batch before anything runs
+            self.check_task(task)
+        return list(await asyncio.gather(*(self.verify(t, s) for t, s in pairs)))
