@@ -6,7 +6,6 @@ up; kgb's own failure and a passed deadline answered as infra_error (503/504), n
 from __future__ import annotations
 
 import base64
-import gzip
 import http.client
 import io
 import json
@@ -18,8 +17,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-
 from conftest import ROOT, trimmed_suite
+
 from kgb.serve.http import KgbServer, ServeOptions
 from kgb.verifier import Verifier
 

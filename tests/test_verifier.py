@@ -9,9 +9,9 @@ import asyncio
 import time
 
 import pytest
+from conftest import ROOT, trimmed_suite
 
 import kgb
-from conftest import ROOT, trimmed_suite
 from kgb.errors import BadInput
 
 RELU = (ROOT / "tasks/Activation/relu/solution.py").read_text()
@@ -42,7 +42,7 @@ def test_an_unknown_task_raises_before_anything_runs(suite):
         async with kgb.Verifier(slots=1, tasks=suite, device="cpu", sandbox="process") as v:
             await v.verify_many([("activation.relu", RELU), ("activation.rleu", RELU)])
 
-    with pytest.raises(BadInput, match="did you mean activation.relu"):
+    with pytest.raises(BadInput, match=r"did you mean activation\.relu"):
         asyncio.run(main())
 
 
