@@ -9,8 +9,10 @@ import base64
 import http.client
 import io
 import json
+import socket
 import tarfile
 import threading
+import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -39,11 +41,12 @@ def suite(tmp_path_factory) -> Path:
 
 @contextmanager
 def serving(suite: Path, token: str | None = None, max_request_bytes: int = 1 << 20,
-            **verifier: object) -> Iterator[int]:
+            queue: int = 6, max_connections: int = 64, **verifier: object) -> Iterator[int]:
     settings = {"slots": 2, "device": "cpu", "sandbox": "process", **verifier}
     with Verifier(tasks=suite, **settings) as v:  # type: ignore[arg-type]
-        server = KgbServer(ServeOptions(port=0, token=token, queue=6,
-                                        max_request_bytes=max_request_bytes), v)
+        server = KgbServer(ServeOptions(port=0, token=token, queue=queue,
+                                        max_request_bytes=max_request_bytes,
+                                        max_connections=max_connections), v)
         thread = threading.Thread(target=server.serve_forever, daemon=True)
         thread.start()
         try:
@@ -163,6 +166,42 @@ def test_kgb_failures_and_deadlines_are_infra_errors_not_verdicts(suite):
         status, body = post(port, {"task": "activation.relu", "source": RELU})
         assert status == 504 and body["infra_failure"] and "deadline" in body["message"], body
         assert healthy(port)  # the slot is free again
+
+
+class Blocking:
+    """An executor whose verifications last until released: the admission limits, alone."""
+
+    def __init__(self) -> None:
+        self.started, self.release = threading.Event(), threading.Event()
+
+    def run(self, request, cancel):
+        from kgb.api import infra_result
+
+        self.started.set()
+        self.release.wait(30)
+        return (infra_result(request.tasks[0], "released"),)
+
+
+def test_admission_and_connection_caps_answer_503_at_once(suite):
+    blocking = Blocking()
+    with serving(suite, queue=0, max_connections=3, slots=1, executor=blocking) as port, \
+            ThreadPoolExecutor(1) as pool:
+        first = pool.submit(post, port, {"task": "activation.relu", "source": RELU})
+        assert blocking.started.wait(10)
+        status, body = post(port, {"task": "activation.relu", "source": RELU})
+        assert status == 503 and "busy" in body["error"]
+        idle = [socket.create_connection(("127.0.0.1", port)) for _ in range(2)]
+        try:  # the first request's connection and two idle ones fill the 3 places
+            time.sleep(0.3)
+            status, body = call(port, "GET", "/v1/health")
+            assert status == 503 and "too many connections" in body["error"]
+        finally:
+            for sock in idle:
+                sock.close()
+        blocking.release.set()
+        assert first.result(timeout=30)[0] == 503
+        time.sleep(0.3)
+        assert call(port, "GET", "/v1/health")[0] == 200
 
 
 @pytest.mark.slow

@@ -59,6 +59,12 @@ def read_token(path: Path) -> str:
     return token
 
 
+_BUSY = b'{"error": "too many connections at once; retry later"}\n'
+TOO_MANY = (b"HTTP/1.0 503 Service Unavailable\r\nContent-Type: application/json\r\n"
+            b"Content-Length: %d\r\nRetry-After: 10\r\nConnection: close\r\n\r\n%s"
+            % (len(_BUSY), _BUSY))
+
+
 class KgbServer(ThreadingHTTPServer):
     daemon_threads = True
 
@@ -88,8 +94,7 @@ class KgbServer(ThreadingHTTPServer):
     def process_request(self, request: Any, client_address: Any) -> None:
         if not self.connections.acquire(blocking=False):  # a flood: no thread per socket
             try:
-                request.sendall(b"HTTP/1.0 503 Service Unavailable\r\nContent-Length: 0\r\n"
-                                b"Connection: close\r\n\r\n")
+                request.sendall(TOO_MANY)
             except OSError:
                 pass
             self.shutdown_request(request)
