@@ -110,6 +110,13 @@ def test_hostile_requests_get_one_line_4xx_and_the_server_stays_up(suite):
         conn.putheader("Content-Length", str(1 << 40))
         conn.endheaders()
         assert conn.getresponse().status == 413
+        for length in ("²", "-1", "12x"):  # str.isdigit() is true for "²"; int() is not
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+            conn.putrequest("POST", "/v1/verify")
+            conn.putheader("Content-Length", length)
+            conn.endheaders()
+            response = conn.getresponse()
+            assert response.status == 400, (length, response.read())
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
         conn.putrequest("POST", "/v1/verify")
         conn.putheader("Transfer-Encoding", "chunked")

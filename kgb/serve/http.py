@@ -204,7 +204,7 @@ class Handler(BaseHTTPRequestHandler):
         length = self.headers.get("Content-Length")
         if length is None:
             raise HttpError(411, "a Content-Length header is required")
-        if not length.strip().isdigit():
+        if not (length.strip().isascii() and length.strip().isdigit()):  # not "²" or "+1"
             raise HttpError(400, "Content-Length is not a number")
         size, cap = int(length), self.server.options.max_request_bytes
         if size > cap:
