@@ -16,7 +16,7 @@ QUANTIZATION = (
     "fp8_e4m3_per_token", "fp8_e5m2_per_token", "fp8_e4m3_per_tensor", "fp8_block_act_1x128",
     "fp8_block_weight_128x128", "int8_per_group", "int4_per_group_asym", "smoothquant_int8",
     "mxfp4_dequant", "nvfp4_dequant", "w8a8_int8_gemm", "fp8_block_gemm", "w4a16_awq_gemm",
-    "w4a16_gptq_gemm",
+    "w4a16_gptq_gemm", "fp8_kv_cache_write",
 )
 OPTIMIZER = ("sgd_nesterov", "adam_l2", "adagrad", "rmsprop_centered", "lion", "ema_weights",
              "clip_grad_norm")
