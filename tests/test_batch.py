@@ -35,11 +35,33 @@ def test_a_batch_verifies_each_submission_with_one_seed_and_one_reference_cache(
                                                                              "fallback")}
     assert reports["fallback"]["jobs"][0]["verdict"] == "rejected"
     assert reports["honest"]["seed"] == reports["fallback"]["seed"] == summary["seed"]
-    assert (out / "refcache" / "math.addcmul").is_dir()  # one cache, shared
-    assert not (out / "honest" / "refcache").exists()
+    # Under `process` (isolation none) a candidate could read another member's references:
+    # each member keeps its own cache, computed after its candidates ran.
+    assert (out / "honest" / "refcache" / "math.addcmul").is_dir()
+    assert not (out / "refcache").exists()
     assert "batch honest: correct 1/1" in done.stdout
 
     again = run_kgb("verify", subs / "honest", subs / "fallback", "--out", out, "--resume",
                     "--device", "cpu", "--sandbox", "process", "--only", "math.addcmul")
     assert again.returncode == 2 and "other submissions" in again.stderr
     assert len(again.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.bwrap
+def test_an_isolating_backend_shares_one_reference_cache(tmp_path):
+    import shutil
+
+    if shutil.which("bwrap") is None:
+        pytest.skip("bubblewrap is not installed")
+    subs = tmp_path / "subs"
+    solution = (ROOT / "tasks/Math/addcmul/solution.py").read_text()
+    write_submission(subs / "a", {"math.addcmul": solution}, name="a")
+    write_submission(subs / "b", {"math.addcmul": solution}, name="b")
+    out = tmp_path / "out"
+    done = run_kgb("verify", subs / "a", subs / "b", "--out", out, "--device", "cpu",
+                   "--sandbox", "bwrap", "--only", "math.addcmul", "--jobs", "2")
+    assert done.returncode == 0, done.stderr[-2000:]
+    rows = json.loads((out / "summary.json").read_text())["submissions"]
+    assert [r["correct"] for r in rows] == [1, 1]
+    assert (out / "refcache" / "math.addcmul").is_dir()  # one cache for both
+    assert not (out / "a" / "refcache").exists() and not (out / "b" / "refcache").exists()

@@ -37,9 +37,10 @@ HOST_OBJECT_IN_KERNEL = declare(Rule(
     "Pass kernels tensors, numbers and compile-time constants (int, float, bool, str, None, "
     "dtypes, jit functions); compute inside them with triton.language only."))
 RESULT_FILE_INVALID = declare(Rule(
-    "D205", 2, "result-file-invalid", (15, 16),
+    "D205", 2, "result-file-invalid", (15, 16, 38),
     "The worker's result file is not what kgb's worker writes (unknown keys, wrong types, "
-    "cut short, oversized): something in the worker's process rewrote it.",
+    "cut short, oversized, nested or numbered beyond the bounded reader's limits): something "
+    "in the worker's process rewrote it.",
     "Do not write files or touch the harness; return outputs from the entry function."))
 
 GHOST_REPLAY_CORRECT = declare(Rule(

@@ -3,7 +3,9 @@
 Each submission is verified as `kgb verify` verifies one — its own folder `OUT/<name>/` with
 its report.json, report.md, report.html and job folders — under one secret seed for the whole
 batch, with one reference cache (`OUT/refcache`): a (task, case, seed) reference is computed
-once and serves every submission (design.md, "Compute once on the trusted side"). The run's
+once and serves every submission (design.md, "Compute once on the trusted side") — under docker
+and bwrap, which hide the run folder from candidates; under `process` each member keeps its own
+cache, as a single run does. The run's
 summary (`OUT/summary.json`) lists every submission's figures; a submission refused as bad
 input is a row with its one-line reason, never the end of the batch. The cache is written by
 kgb's trusted judge alone, in a folder no sandbox mounts."""
@@ -75,12 +77,13 @@ def run_batch(paths: tuple[Path, ...], base, quiet: bool = False) -> dict[str, A
     batch = members(paths)
     out_dir = base.out_dir.resolve()
     seed = _batch_seed(out_dir, base, batch)
+    shared = out_dir / "refcache" if _isolating(base.sandbox) else None
     rows: list[dict[str, Any]] = []
     try:
         for member in batch:
             folder = out_dir / member.name
             options = replace(base, submission=member.path, out_dir=folder, seed=seed,
-                              refcache=out_dir / "refcache",
+                              refcache=shared,
                               resume=base.resume and (folder / "run.json").is_file())
             try:
                 report = run_verify(options, quiet=True)
@@ -94,6 +97,18 @@ def run_batch(paths: tuple[Path, ...], base, quiet: bool = False) -> dict[str, A
         summary = {"seed": seed, "submissions": rows, "complete": len(rows) == len(batch)}
         write_json_atomic(out_dir / SUMMARY_FILE, summary, indent=1)
     return summary
+
+
+def _isolating(sandbox: str) -> bool:
+    """Whether the batch's backend hides the run folder from candidates (docker, bwrap). Under
+    `process` (isolation none) a candidate could read — or plant — another member's cached
+    references, so each member keeps its own cache there, computed after its candidates ran."""
+    from kgb.sandbox.base import AUTO_ORDER, available_backends
+
+    if sandbox == "auto":
+        usable = available_backends()
+        sandbox = next((b for b in AUTO_ORDER if usable.get(b) is None), "process")
+    return sandbox in ("docker", "bwrap")
 
 
 def _batch_seed(out_dir: Path, base, batch: list[Member]) -> int:
