@@ -36,8 +36,10 @@ def test_a_jobs_compile_budget_is_per_case_with_a_floor():
 
 
 def test_a_ram_backed_output_folder_fits_the_machine(monkeypatch):
-    """bwrap's output tmpfs is host RAM no job limit counts: by default a job may fill half the
-    machine's memory shared by the jobs at once, not 32 GiB of a 24 GiB machine."""
+    """bwrap's output tmpfs is host RAM no job limit counts, and docker's is RAM its memory
+    cgroup charges (so the container's limit must make room for it, see test_docker_gpu): by
+    default a job may fill half the machine's memory shared by the jobs at once, not 32 GiB of a
+    24 GiB machine."""
     from types import SimpleNamespace
 
     from kgb.runner import verify
@@ -47,13 +49,13 @@ def test_a_ram_backed_output_folder_fits_the_machine(monkeypatch):
 
     gib = 1 << 30
     monkeypatch.setattr(verify.psutil, "virtual_memory", lambda: SimpleNamespace(total=24 * gib))
-    assert BwrapSandbox.output_in_ram and not DockerSandbox.output_in_ram
+    assert BwrapSandbox.output_in_ram and DockerSandbox.output_in_ram
     assert not ProcessSandbox.output_in_ram
     fitted = verify.fit_output_to_ram(Limits(), BwrapSandbox, 2, ())
     assert fitted.output_bytes == 6 * gib and fitted.memory_bytes == Limits().memory_bytes
     assert verify.fit_output_to_ram(Limits(), BwrapSandbox, 64, ()).output_bytes == gib
     chosen = apply_overrides(Limits(), ("output=40g",))
     assert verify.fit_output_to_ram(chosen, BwrapSandbox, 2, ("output=40g",)) == chosen
-    assert verify.fit_output_to_ram(Limits(), DockerSandbox, 2, ()) == Limits()
+    assert verify.fit_output_to_ram(Limits(), DockerSandbox, 2, ()).output_bytes == 6 * gib
     monkeypatch.setattr(verify.psutil, "virtual_memory", lambda: SimpleNamespace(total=512 * gib))
     assert verify.fit_output_to_ram(Limits(), BwrapSandbox, 4, ()) == Limits()  # 32 GiB fits
