@@ -219,6 +219,7 @@ class KernelBodyWatch:
         self._torch_dir = ""
         self._trusted: tuple[str, ...] = ()
         self._real: dict[str, str] = {}
+        self._passthrough = ""
 
     @contextlib.contextmanager
     def watching(self, kernel: str) -> Iterator[None]:
@@ -228,6 +229,11 @@ class KernelBodyWatch:
         if not self._trusted:
             self._torch_dir = os.path.dirname(os.path.realpath(torch.__file__)) + os.sep
             self._trusted = _TRUSTED_DIRS()
+            # The CPU run's CUDA disguise (cuda_on_cpu.py, beside this file: no worker module
+            # is imported once the candidate runs) forwards the candidate's own torch calls:
+            # its frames pass through like torch's, or a body's PyTorch would look like kgb's.
+            self._passthrough = os.path.join(
+                os.path.dirname(os.path.realpath(__file__)), "cuda_on_cpu.py")
         watch = self
 
         class Mode(TorchDispatchMode):
@@ -250,7 +256,7 @@ class KernelBodyWatch:
             real = self._real.get(name)
             if real is None:
                 real = self._real[name] = os.path.realpath(name)
-            if real.startswith(self._torch_dir):
+            if real.startswith(self._torch_dir) or real == self._passthrough:
                 frame = frame.f_back
                 continue
             if real.startswith(self._trusted):
