@@ -94,6 +94,8 @@ def _argument_refusal(value: Any) -> str | None:
         if hasattr(value, "data_ptr") or type(value) in (bool, int, float) or value is None:
             return None
         return _constexpr_refusal(value, 0)
+    if type(value) in _triton_types() and not isinstance(value, tl.constexpr):
+        return None  # a jit function (interpreted on the CPU: what a JITFunction is compiled)
     try:
         native_specialize_impl(BaseBackend, value, False, True, True)
     except Exception:
