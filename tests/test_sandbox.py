@@ -720,7 +720,9 @@ def test_waiting_for_a_busy_cpu_does_not_count_as_run_time(backend, tmp_path):
             h.wait()
     (busy, busy_s), (forever, forever_s) = outcomes["busy"], outcomes["forever"]
     assert not busy.timed_out and "finished" in busy.stdout, (busy, busy_s)
-    assert busy_s > 3.0 and busy.channel is not None and busy.channel["waited_s"] > 1.0
+    # It ran past its 2 s limit because it waited for the CPU, and that wait was credited.
+    assert busy_s > limits.wall_time_s + 0.5 and busy.channel is not None and \
+        busy.channel["waited_s"] > 0.5
     assert forever.timed_out and forever_s < 2.0 + 10.0 + 10.0, forever
 
 
