@@ -235,7 +235,6 @@ class CallRecord:
     launches: int = 0  # launches of the file's own Triton kernels
     torch_ops: tuple[str, ...] = ()  # aten ops outside allocation/view/copy/fill
     copy_ops: tuple[str, ...] = ()  # glue ops that copied tensor data (judged by the task's glue)
-    copy_ops: tuple[str, ...] = ()  # glue ops that copied tensor data (judged by the task's glue)
     host_arguments: tuple[str, ...] = ()  # launch arguments no compiled kernel takes (threat 34)
     kernel_body_ops: tuple[str, ...] = ()  # aten ops run inside interpreted kernel bodies
     kernels: tuple[str, ...] = ()  # GPU kernels the profiler saw (CaseSpec.profiled_call, GPU)
@@ -480,7 +479,6 @@ class PlanRecord:
     timing: bool = True  # False: --timing off (GPU runs check correctness only)
     cuda_graph: bool = False  # --cuda-graph: timed calls are CUDA-graph replays
     code: CodeMetrics | None = None  # of the kernel file; None: no kernel, or unparsable
-    glue: str = "copies"  # the task's glue policy: "views" makes a host copy compute (D206)
     glue: str = "copies"  # the task's glue policy: "views" makes a host copy compute (D206)
 
 
@@ -744,3 +742,4 @@ def cut(text: str | None, limit: int = TEXT_MAX_CHARS) -> str:
     if text is None:
         return ""
     return text if len(text) <= limit else text[: limit - 14] + " ...[cut]"
+

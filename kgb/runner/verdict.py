@@ -211,11 +211,6 @@ def rule_broken(record: P.CallRecord, glue: str = "copies") -> tuple[Rule, str] 
         return RR.TORCH_AT_RUN_TIME, (f"the host code copied tensor data with PyTorch ({ops}); "
                                       "this task's answer is a re-layout (glue = \"views\"): "
                                       "read the inputs through their strides in the kernel")
-    if glue == "views" and record.copy_ops:  # threat 32: the copy is this task's answer
-        ops = ", ".join(P.cut(op, 40) for op in record.copy_ops[:6])
-        return RR.TORCH_AT_RUN_TIME, (f"the host code copied tensor data with PyTorch ({ops}); "
-                                      "this task's answer is a re-layout (glue = \"views\"): "
-                                      "read the inputs through their strides in the kernel")
     if record.late_write:
         wait_ms = P.LATE_WRITE_WAIT_S * 1e3
         return RR.LATE_WRITE, (f"the outputs changed within {wait_ms:.0f} ms after the call had "
