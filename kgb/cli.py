@@ -348,6 +348,10 @@ def tasks_import_kernelbench(ctx: click.Context, source: Path, out_dir: Path,
     from kgb.tasks.kernelbench import import_problems
 
     done = import_problems(source, out_dir, category, level)
+    if done.imported:
+        from kgb.tasks.known_folders import register
+
+        register(out_dir)  # the user's own import: `kgb init --tasks` manifests may name it
     for task_id, folder in done.imported:
         click.echo(f"{task_id}  {folder}")
     for line in done.failed:
@@ -429,6 +433,10 @@ def init(folder: Path, task_ids: tuple[str, ...], name: str | None, tasks_dir: P
     other = tasks_dir.resolve() != DEFAULT_TASKS.resolve()
     written = write_skeleton(folder, chosen, name or folder.resolve().name,
                              tasks_dir.resolve() if other else None)
+    if other:  # the user named this folder: a manifest that records it may be honoured
+        from kgb.tasks.known_folders import register
+
+        register(tasks_dir)
     for path in written:
         click.echo(f"wrote {path}")
     again = f" --tasks {tasks_dir}" if other else ""

@@ -4,8 +4,10 @@
   synthesised manifest is written to a temporary folder and goes through the same safe load as
   any submission (one path, every check).
 - `kgb init DIR --tasks TASKS` records the task folder in the manifest (`[submission] tasks`),
-  and `kgb verify DIR` without `--tasks` uses it — but a submission never chooses the
-  definition of a bundled task: a manifest that points a bundled task id at another folder is
+  and `kgb verify DIR` without `--tasks` uses it — only a folder this user gave kgb
+  (kgb.tasks.known_folders: a manifest is the generator's, and a task folder's reference.py
+  runs in the trusted judge) — and a submission never chooses the definition of a bundled
+  task: a manifest that points a bundled task id at another folder is
   refused (the reference, the tolerances and the shapes are the verifier's, not the
   generator's), so only tasks the bundled suite does not have (imported ones) are found there."""
 
@@ -60,6 +62,13 @@ def remembered_tasks(source: Path, bundled: Path) -> Path | None:
                        f"here; pass --tasks DIR")
     if folder.resolve() == bundled.resolve():
         return None
+    from kgb.tasks.known_folders import is_known
+
+    if not is_known(folder):  # the generator wrote the manifest: its folder is only a hint
+        raise BadInput(f"{source}: {MANIFEST} names the task folder {quoted(str(folder))}, "
+                       f"which you have not given kgb yourself (kgb init --tasks, kgb tasks "
+                       f"import-kernelbench --out): its reference.py would run outside any "
+                       f"sandbox; pass --tasks {quoted(str(folder))} if you trust it")
     from kgb.tasks.loader import load_suite
 
     shadowed = sorted(set(manifest.tasks) & set(load_suite(bundled)))

@@ -11,6 +11,16 @@ from kgb.suite.corpus import trimmed_suite, write_submission  # noqa: F401 - sha
 ROOT = Path(__file__).resolve().parent.parent
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _private_config(tmp_path_factory):
+    """kgb's per-user store (kgb.tasks.known_folders) in a folder of the test session's
+    own, for the tests and every kgb they start, never the user's ~/.config."""
+    import os
+
+    os.environ["XDG_CONFIG_HOME"] = str(tmp_path_factory.mktemp("xdg-config"))
+    yield
+
+
 def run_kgb(*args: str, timeout: float = 900, cwd: Path | None = None) -> subprocess.CompletedProcess:
     """The real CLI in a subprocess: real exit codes, real stderr."""
     return subprocess.run([sys.executable, "-m", "kgb.cli", *map(str, args)], capture_output=True,

@@ -214,6 +214,11 @@ def test_a_manifest_cannot_choose_the_definition_of_a_bundled_task(tmp_path):
     (sub / "manifest.toml").write_text(
         f'[submission]\nname = "s"\ntasks = "{easy}"\n'
         '[[kernels]]\ntask = "activation.relu"\nfile = "kernels/r.py"\n')
+    with pytest.raises(BadInput, match="not given kgb yourself"):
+        remembered_tasks(sub, ROOT / "tasks")  # a folder the user never named: refused first
+    from kgb.tasks.known_folders import register
+
+    register(easy)  # even one the user named cannot redefine a bundled task
     with pytest.raises(BadInput, match="is a bundled task"):
         remembered_tasks(sub, ROOT / "tasks")
     (sub / "manifest.toml").write_text(  # a folder that is not there: one line, not a guess
@@ -221,6 +226,26 @@ def test_a_manifest_cannot_choose_the_definition_of_a_bundled_task(tmp_path):
         '[[kernels]]\ntask = "activation.kb_relu"\nfile = "kernels/r.py"\n')
     with pytest.raises(BadInput, match="does not exist here"):
         remembered_tasks(sub, ROOT / "tasks")
+
+
+def test_a_manifest_cannot_make_kgb_run_a_task_folder_the_user_never_gave_it(tmp_path):
+    """The attack: a generator's manifest names a task folder of its own (inside the
+    submission) for a task id the bundled suite lacks; that folder's reference.py would run in
+    the trusted judge, outside any sandbox. Only folders the user gave kgb are honoured."""
+    evil = _imported_suite(tmp_path / "sub" / "evil_tasks")
+    marker = tmp_path / "judge-ran-the-submissions-code"
+    reference = evil / "Activation" / "kb_relu" / "reference.py"
+    reference.write_text(f"open({str(marker)!r}, 'w').close()\n" + reference.read_text())
+    sub = tmp_path / "sub"
+    (sub / "kernels").mkdir(parents=True)
+    (sub / "kernels" / "r.py").write_text((ROOT / "tasks/Activation/relu/solution.py").read_text())
+    (sub / "manifest.toml").write_text(
+        f'[submission]\nname = "s"\ntasks = "{evil}"\n'
+        '[[kernels]]\ntask = "activation.kb_relu"\nfile = "kernels/r.py"\n')
+    done = run_kgb("verify", sub, "--out", tmp_path / "out", "--device", "cpu", "--sandbox",
+                   "process")
+    assert done.returncode == 2 and "you have not given kgb yourself" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1 and not marker.exists()
 
 
 def test_the_skeleton_docstring_is_a_whole_sentence():
