@@ -145,7 +145,9 @@ GLUE_OPS = frozenset({
     # allocation
     "empty", "empty_like", "empty_strided", "new_empty", "new_empty_strided", "zeros",
     "zeros_like", "new_zeros", "ones", "ones_like", "new_ones", "full", "full_like", "new_full",
-    "scalar_tensor", "lift_fresh", "lift_fresh_copy",
+    "scalar_tensor",
+    # (`lift_fresh`, host data made a tensor — torch.tensor, from_numpy, as_tensor — is not
+    # glue: an answer computed with numpy or Python came back through it, then a Triton copy)
     # views
     "view", "_unsafe_view", "reshape", "_reshape_alias", "as_strided", "transpose", "t",
     "permute", "expand", "expand_as", "unsqueeze", "squeeze", "slice", "select", "narrow",
