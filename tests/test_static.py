@@ -326,3 +326,32 @@ def test_lint_bad_input_exits_2(tmp_path: Path):
                       "math.addcmull", timeout=120)
     assert unknown.returncode == 2 and "math.addcmul" in unknown.stderr
     assert "Traceback" not in missing.stderr + unknown.stderr
+
+
+def test_arguments_after_a_starred_launch_argument_are_not_matched_by_position():
+    """`_k[grid](*ins, alpha, 1.0 - alpha)` does not hand `alpha` to the kernel's second
+    (pointer) parameter: positions after `*ins` depend on its length. Matching them anyway
+    took the float `alpha` for a tensor and refused honest host arithmetic (S111, seen on an
+    honest RMSprop launch)."""
+    honest = '''
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _k(x_ptr, y_ptr, z_ptr, n, a, b, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(y_ptr + offs, a * tl.load(x_ptr + offs, mask=mask) + b, mask=mask)
+
+
+def run(x):
+    alpha = 0.9
+    ins = [x.contiguous()]
+    outs = [torch.empty_like(x), torch.empty_like(x)]
+    _k[(1,)](*ins, *outs, x.numel(), alpha, 1.0 - alpha, BLOCK=16)
+    return outs[0]
+'''
+    assert _rules(honest) == set()
+    assert "S111" in _rules(honest.replace("1.0 - alpha,", "1.0 - x,"))  # a tensor still is

@@ -177,7 +177,7 @@ class TensorFacts:
         func = self.a.model.funcs[callee]
         shift = 1 if func.class_id is not None and isinstance(call.func, cst.Attribute) else 0
         found: set[str] = set()
-        for i, arg in enumerate(a for a in call.args if a.keyword is None and not a.star):
+        for i, arg in enumerate(_positional(call)):
             index = i + shift
             if index < len(func.params) and func.params[index] in params and \
                     isinstance(arg.value, cst.Name) and arg.value.value in local:
@@ -200,8 +200,7 @@ class TensorFacts:
                 func = a.model.funcs[callee]
                 shift = 1 if func.class_id is not None and isinstance(call.node.func,
                                                                       cst.Attribute) else 0
-                pairs = [(i + shift, arg) for i, arg in enumerate(
-                    x for x in call.node.args if x.keyword is None and not x.star)]
+                pairs = [(i + shift, arg) for i, arg in enumerate(_positional(call.node))]
                 named = [(func.params.index(x.keyword.value), x) for x in call.node.args
                          if x.keyword is not None and x.keyword.value in func.params]
                 for index, arg in pairs + named:
@@ -236,6 +235,19 @@ class TensorFacts:
                     found.add(name)
             out[kid] = found
         return out
+
+
+def _positional(call: cst.Call) -> list[cst.Arg]:
+    """The positional arguments whose parameter is known: those before the first `*args`
+    (after it, positions depend on the unpacked sequence's length; `f(*ins, n, alpha)` does
+    not hand `alpha` to the third parameter)."""
+    out: list[cst.Arg] = []
+    for arg in call.args:
+        if arg.star:
+            break
+        if arg.keyword is None:
+            out.append(arg)
+    return out
 
 
 def _base_pointer(node: cst.CSTNode | None) -> str | None:
