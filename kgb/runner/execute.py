@@ -62,6 +62,33 @@ def run_job(job: Job, ctx: JobContext) -> P.JobRecord:
         shutil.rmtree(job_dir)
     job_dir.mkdir(parents=True)
     source = job.kernel.path.read_text(errors="replace") if job.kernel else None
+    with _HOST_PARSE_LOCK:
+        plan, findings = _plan_record(job, ctx, source)
+    write_json_atomic(job_dir / PLAN_FILE, P.to_json(plan), indent=1)
+    clock = _Clock(static_s=time.monotonic() - started)
+    limits = job_limits(ctx.limits, len(job.cases))
+    if job.kernel is not None and not findings:
+        _run(job, plan, job_dir, ctx, limits, clock)
+    graded = time.monotonic()
+    record = grade(job_dir, ctx.out_dir)
+    now = time.monotonic()
+    phases = P.HostPhases(round(clock.static_s, 4), round(clock.sandbox_s, 4),
+                          round(clock.judge_s, 4), round(now - graded, 4), round(now - started, 4))
+    write_json_atomic(job_dir / P.PHASES_FILE, P.to_json(phases))
+    write_finished(job_dir, record)  # last: its presence marks the job finished
+    return record
+
+
+# The host's parsing of a job (the cost model's expressions, radon's metrics: Python's `ast`)
+# runs one job at a time: CPython 3.11's AST constructor keeps one recursion counter per
+# interpreter, and two job threads parsing at once failed a run with "AST constructor
+# recursion depth mismatch" (seen in CI with --jobs 2).
+_HOST_PARSE_LOCK = threading.Lock()
+
+
+def _plan_record(job: Job, ctx: JobContext, source: str | None
+                 ) -> tuple[P.PlanRecord, list[P.Finding]]:
+    """Layer 1 and what the host decides before running anything (plan.json)."""
     findings = static_findings(source, job) if source is not None and ctx.static else []
     interpreter = job.device == "cpu"
     limits = job_limits(ctx.limits, len(job.cases))
@@ -77,18 +104,7 @@ def run_job(job: Job, ctx: JobContext) -> P.JobRecord:
         timing=ctx.timing and not interpreter,
         cuda_graph=ctx.cuda_graph and ctx.timing and not interpreter,
         code=_code_metrics(source), glue=job.task.glue)
-    write_json_atomic(job_dir / PLAN_FILE, P.to_json(plan), indent=1)
-    clock = _Clock(static_s=time.monotonic() - started)
-    if job.kernel is not None and not findings:
-        _run(job, plan, job_dir, ctx, limits, clock)
-    graded = time.monotonic()
-    record = grade(job_dir, ctx.out_dir)
-    now = time.monotonic()
-    phases = P.HostPhases(round(clock.static_s, 4), round(clock.sandbox_s, 4),
-                          round(clock.judge_s, 4), round(now - graded, 4), round(now - started, 4))
-    write_json_atomic(job_dir / P.PHASES_FILE, P.to_json(phases))
-    write_finished(job_dir, record)  # last: its presence marks the job finished
-    return record
+    return plan, findings
 
 
 @dataclass
