@@ -322,3 +322,13 @@ def test_an_unknown_task_id_suggests_the_near_ones(tmp_path):
                    "--out", tmp_path / "o", timeout=300)
     assert done.returncode == 2 and done.stderr.count("\n") == 1
     assert "did you mean normalization.rms_norm" in done.stderr
+
+
+def test_the_prompt_says_what_a_cpu_run_gives_a_kernel_written_for_cuda():
+    """Issue 28 item 2: neither the prompt nor the feedback said that CPU runs pass CPU
+    tensors; a generator reading it must know its CUDA idioms still work there."""
+    from kgb.tasks.loader import load_task
+    from kgb.tasks.skeleton import prompt
+
+    text = prompt(load_task(ROOT / "tasks" / "Activation" / "relu"))
+    assert "CPU interpreter on CPU tensors" in text and "x.is_cuda" in text

@@ -128,5 +128,9 @@ def prompt(task: Task) -> str:
             "One Python file defining the entry function; it may import torch, triton, "
             "triton.language and math (plus itertools, collections, enum, functools, typing, "
             "dataclasses). No file, network, process, thread or stream machinery; no changes to "
-            "modules or classes it did not define. Start from this file:\n\n```python\n"
+            "modules or classes it did not define. Where no GPU is present kgb runs the kernel "
+            "through Triton's CPU interpreter on CPU tensors: code written for CUDA still runs "
+            "(`x.is_cuda`, `device=\"cuda\"` and torch.cuda's device queries see a CUDA device; "
+            "allocations land on the CPU), so write it for the GPU. Start from this file:"
+            "\n\n```python\n"
             + kernel_file(task) + "```\n")
