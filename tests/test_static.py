@@ -355,3 +355,55 @@ def run(x):
 '''
     assert _rules(honest) == set()
     assert "S111" in _rules(honest.replace("1.0 - alpha,", "1.0 - x,"))  # a tensor still is
+
+
+DEVICE_MOVES = KERNEL + '''
+import torch.nn as nn
+
+DEVICE = torch.device("cuda")
+WHERE = "cuda:0"
+HALF = torch.float16
+
+
+class Box:
+    device = torch.float16
+
+
+class ModelNew(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.device = torch.device("cuda")
+        self.kind = torch.float16
+
+    def forward(self, x, w):
+        x = MOVE
+        y = torch.empty_like(x)
+        _k[(1,)](x, y, 1, BLOCK=16)
+        torch.cuda.synchronize()
+        return y
+'''
+
+
+@pytest.mark.parametrize("move", [
+    "x.cuda()", "x.cuda(0)", "x.to('cuda')", "x.to('cuda:0', non_blocking=True)",
+    "x.to(device='cuda')", "x.to(w.device)", "x.to(self.device)", "x.to(DEVICE)",
+    "x.to(WHERE)", "x.to(torch.device('cuda', 0))", "x.cuda(device=x.device)"])
+def test_a_move_to_the_device_is_glue(move: str):
+    """Issue 28: `x.cuda()`, `x.to("cuda")` and friends (as generators write KernelBench
+    answers) were S111 casts, and `torch.cuda.synchronize()` S120. A move to the device the
+    inputs are on copies nothing (on a CPU run the worker's disguise makes CUDA the CPU), and
+    waiting for the device hides no work from the harness's events."""
+    assert _rules(DEVICE_MOVES.replace("MOVE", move), entry="ModelNew") == set()
+
+
+@pytest.mark.parametrize("cast", [
+    "x.to(HALF)", "x.to(torch.float64)", "x.to('cuda', torch.float16)",
+    "x.to(device='cuda', dtype=torch.float16)", "x.to(w)", "x.to(w.dtype)",
+    "x.to(self.kind)", "x.to(Box.device)", "x.to(*[HALF])", "x.to('float64')",
+    "x.to('cuda', copy=True)", "x.cuda(memory_format=torch.channels_last)", "x.to()",
+    "x.to(non_blocking=True)", "x.cpu()", "x.to(x.device if w is None else HALF)"])
+def test_a_cast_spelled_as_a_move_stays_tensor_compute(cast: str):
+    """Only arguments shown to name a device make `.to`/`.cuda` glue: a dtype (by name, by
+    attribute, through a class of the file or a starred list), another tensor, a copy or a
+    re-layout stays S111, so a device move is no way around the cast rule (threat 19)."""
+    assert "S111" in _rules(DEVICE_MOVES.replace("MOVE", cast), entry="ModelNew")

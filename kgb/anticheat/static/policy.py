@@ -52,6 +52,10 @@ TORCH_GLUE = TORCH_ALLOCATORS | TORCH_VIEWS | frozenset(
         "cuda.get_device_properties", "cuda.current_device", "cuda.device_count",
         "cuda.is_available", "cuda.get_device_capability", "cuda.get_device_name",
         "cuda.device", "cuda.device_of", "cuda.OutOfMemoryError",
+        # Waiting for the device moves no work out of the timed window (the harness's events
+        # are on the current stream, and streams, events and graphs stay S120); generators
+        # write it after launches (issue 28). It only costs the kernel its own time.
+        "cuda.synchronize",
         # Wrapping a kernel in an autograd.Function (Liger-Kernel) or registering it as a
         # custom op (torch.library.triton_op launched through wrap_triton, or custom_op) is
         # packaging, not compute; the wrapped code is judged like any other host code (and the
@@ -150,6 +154,10 @@ def glue_forbid(glue: str) -> tuple[str, ...]:
     return tuple(f".{m}" for m in sorted(COPY_GLUE_ATTRS)) if glue == "views" else ()
 
 
+# Tensor methods that move a tensor to a device: glue when every argument names a device
+# (devices.py), a cast (S111) otherwise.
+DEVICE_MOVE_METHODS = frozenset({"cuda", "to"})
+DEVICE_MOVE_KEYWORDS = frozenset({"device", "non_blocking"})
 # Methods that return a tensor over the same or new storage without computing values.
 TENSOR_PRODUCING_METHODS = frozenset({
     "view", "view_as", "reshape", "reshape_as", "contiguous", "flatten", "unflatten", "ravel",

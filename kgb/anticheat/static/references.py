@@ -11,6 +11,7 @@ import libcst as cst
 from kgb.anticheat.static import rules as R
 from kgb.anticheat.static.collect import dotted
 from kgb.anticheat.static.context import Analysis, Hit, short
+from kgb.anticheat.static.devices import is_device_move
 from kgb.anticheat.static.policy import (
     ATTR_BUILTINS,
     BANNED_ATTRS,
@@ -47,7 +48,8 @@ NOUNS = {
 def check(a: Analysis) -> list[Hit]:
     hits: list[Hit] = []
     attr_bases = {id(r.node.value) for r in a.model.attrs}
-    call_funcs = {id(c.node.func) for c in a.model.calls}
+    calls_of = {id(c.node.func): c.node for c in a.model.calls}
+    call_funcs = set(calls_of)
 
     for ref in a.model.names:
         node = ref.node
@@ -76,7 +78,7 @@ def check(a: Analysis) -> list[Hit]:
                         _judge(a, hits, v[1], anode, spelled, id(anode) in call_funcs, site)
             if all(v[0] == "q" for v in base):
                 continue  # surely a module path; a parameter defaulting to a module is not
-        _judge_attr(a, hits, anode, attr, anode.value, site)
+        _judge_attr(a, hits, anode, attr, anode.value, site, calls_of.get(id(anode)))
 
     for call in a.model.calls:
         _judge_call(a, hits, call.node, call.site)
@@ -169,7 +171,7 @@ def _unknown_object(a: Analysis, receiver: cst.CSTNode, attr: str, site) -> bool
 
 
 def _judge_attr(a: Analysis, hits: list[Hit], node: cst.CSTNode, attr: str,
-                receiver: cst.CSTNode, site) -> None:
+                receiver: cst.CSTNode, site, call: cst.Call | None = None) -> None:
     if a.in_kernel(site.owner):
         return  # Triton tensors have their own methods (x.to(), x.sum() ...): kernel language
     spelled = short(a.model.module.code_for_node(receiver), 40)
@@ -188,6 +190,8 @@ def _judge_attr(a: Analysis, hits: list[Hit], node: cst.CSTNode, attr: str,
     rule = classify_attr(attr, a.category)
     if attr in PARAMETER_FILL_METHODS and a.in_constructor(site.owner):
         return  # `self.weight.data.uniform_(-b, b)` in __init__: initialising a parameter
+    if is_device_move(a, attr, call, site):
+        return  # x.cuda(), x.to("cuda"): a move to the device, not a cast (devices.py)
     if rule is not None and _maybe_tensor(a, receiver, attr, site):
         hits.append(Hit(rule, node, f"`{spelled}.{attr}` is {NOUNS[rule.id]} on the host"))
 

@@ -49,8 +49,9 @@ TORCH_COMPUTE = declare(Rule(
     "shape/dtype/device queries."))
 TENSOR_COMPUTE = declare(Rule(
     "S111", 1, "tensor-compute", (1, 3, 19),
-    "Host code computes on tensors: compute methods (.sum, .exp, .float(), .to(), .item() ...), "
-    "arithmetic or comparisons on tensors, indexing with a tensor, or item assignment into one.",
+    "Host code computes on tensors: compute methods (.sum, .exp, .float(), .to(dtype), .item() "
+    "...), arithmetic or comparisons on tensors, indexing with a tensor, or item assignment into "
+    "one. A move to a device (.cuda(), .to(\"cuda\"), .to(x.device)) is glue.",
     "Keep host code to allocation, views and queries; cast and compute inside the kernel."))
 MATMUL_OPERATOR = declare(Rule(
     "S112", 1, "matmul-operator", (1,),
@@ -73,7 +74,8 @@ QUANTIZATION_API = declare(Rule(
     "Do the scale, round and clamp explicitly in your Triton kernel."))
 STREAMS_EVENTS_GRAPHS = declare(Rule(
     "S120", 1, "streams-events-graphs", (12, 14, 24),
-    "The file creates, switches, records or synchronizes CUDA streams, events or graphs.",
+    "The file creates, switches, records or synchronizes CUDA streams, events or graphs "
+    "(waiting for the whole device, torch.cuda.synchronize(), is allowed).",
     "Launch on the current stream and let the harness time and synchronize."))
 CONCURRENCY = declare(Rule(
     "S121", 1, "concurrency", (13, 25),
