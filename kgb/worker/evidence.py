@@ -8,6 +8,7 @@ import contextlib
 import os
 from typing import Any
 
+from kgb.worker.casts import cast_note
 from kgb.worker.custom_ops import (
     below_python,
     higher_order_key,
@@ -262,9 +263,9 @@ class DispatchTrace:
                                 and hasattr(args[1], "dtype")):  # fill_ from a tensor's value
             self.copies.add(name)
         if name in GLUE_OPS:
-            if name in ("_to_copy", "to") and "dtype" in kwargs and args and \
-                    getattr(args[0], "dtype", None) not in (None, kwargs["dtype"]):
-                self.ops.add(f"{name}(dtype={kwargs['dtype']})")  # a cast computes (rounds)
+            cast = cast_note(name, args, kwargs)
+            if cast is not None:  # a cast that can change values computes (casts.py)
+                self.ops.add(cast)
             return name
         self.ops.add(name)
         return name
