@@ -82,13 +82,19 @@ def cli() -> None:
 @click.option("--cuda-graph", "cuda_graph", is_flag=True,
               help="GPU runs: time each call as a CUDA-graph replay (captured beforehand, L2 "
                    "flush kept), kernels and baselines alike: for launch-bound kernels.")
+@click.option("--baseline-cache", "baseline_cache", default=None, metavar="DIR|off",
+              help="GPU runs: the trusted store of PyTorch baseline timings reused across runs "
+                   "while device, clocks, versions, task and case match (default: "
+                   "$XDG_CACHE_HOME/kgb/baselines or ~/.cache/kgb/baselines; 'off': time "
+                   "every baseline afresh). docs/timing.md.")
 @click.option("--json", "as_json", is_flag=True, help="Print report.json instead of a table.")
 def verify(submissions: tuple[Path, ...], tasks_dir: Path | None, task_id: str | None,
            out_dir: Path, device: str, sandbox_name: str,
            timeout: float | None, only: str | None, seed: int | None, pricing: Path | None,
            limits: tuple[str, ...], devices: str | None, jobs: int, resume: bool, force: bool,
            fail_under: str | None, show_feedback: bool, static_layer: str, timing: str,
-           baselines: str, cuda_graph: bool, as_json: bool) -> None:
+           baselines: str, cuda_graph: bool, baseline_cache: str | None,
+           as_json: bool) -> None:
     """Verify every kernel of SUBMISSION (.tar, .tar.gz or folder) against the task suite, or
     one kernel FILE.py with --task ID; several SUBMISSIONS (or a folder of them) are a batch:
     OUT/<name>/ each, OUT/summary.json, one seed and one reference cache for all. The
@@ -108,7 +114,7 @@ def verify(submissions: tuple[Path, ...], tasks_dir: Path | None, task_id: str |
             device=device, sandbox=sandbox_name, timeout_s=timeout, seed=seed, pricing=pricing,
             limits=limits, resume=resume, devices=devices, jobs=jobs,
             static=static_layer == "on", timing=timing == "on", baselines=baselines,
-            force=force, cuda_graph=cuda_graph,
+            force=force, cuda_graph=cuda_graph, baseline_cache=baseline_cache,
             only=tuple(t.strip() for t in only.split(",") if t.strip()) if only else None))
         return
     scratch = tempfile.TemporaryDirectory(prefix="kgb-one-kernel-")
@@ -131,6 +137,7 @@ def verify(submissions: tuple[Path, ...], tasks_dir: Path | None, task_id: str |
             limits=limits, resume=resume, devices=devices, jobs=jobs,
             static=static_layer == "on", timing=timing == "on", baselines=baselines,
             force=force, cuda_graph=cuda_graph, only_submitted=task_id is not None,
+            baseline_cache=baseline_cache,
             only=tuple(t.strip() for t in only.split(",") if t.strip()) if only else None),
             as_json=as_json, feedback=show_feedback)
     _check_gates(data, gates)

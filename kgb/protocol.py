@@ -292,6 +292,17 @@ class Progress:
 
 # ------------------------------------------------------------------ host → judge → host
 @dataclass(frozen=True)
+class CachedBaseline:
+    """One baseline figure from the host's store: `kind` is "eager" or "compile"."""
+
+    case: str
+    kind: str
+    times_ms: tuple[float, ...]
+    graph: bool
+    measured_at: str  # UTC, ISO 8601
+
+
+@dataclass(frozen=True)
 class JudgeRequest:
     job_dir: str
     task_dir: str
@@ -307,6 +318,9 @@ class JudgeRequest:
     # The job's output-folder cap (--limit output): no honest output file is larger, and a
     # fixed cap below it turned a 6.4 GB softmax output into `incorrect`.
     output_cap: int = 4 << 30
+    # Baseline figures the host found in its trusted store (kgb.runner.baseline_cache): the
+    # judge takes these instead of timing them again.
+    cached: tuple[CachedBaseline, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -349,6 +363,8 @@ class Baseline:
     error: str | None = None
     source: str = "reference"  # "baseline" (the task's PyTorch in the input dtype) or "reference"
     graph: bool = False  # timed as CUDA-graph replays, like the kernel's case
+    eager_cached_at: str | None = None  # from the baseline store: when it was measured (UTC)
+    compile_cached_at: str | None = None
 
 
 @dataclass(frozen=True)
@@ -538,6 +554,9 @@ class CaseTiming:
     # clock over the timed calls, and what the loop with no work costs for as many calls
     window_ms: float | None = None
     loop_ms: float | None = None
+    # the baselines came from kgb's store (kgb.runner.baseline_cache), measured then (UTC)
+    eager_cached_at: str | None = None
+    compile_cached_at: str | None = None
 
 
 @dataclass(frozen=True)

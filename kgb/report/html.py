@@ -111,6 +111,7 @@ def _summary(report: dict[str, Any], timed: bool) -> str:
     coverage = V.coverage_line(report)
     return (f"<h2>Summary</h2>{_cards(report, timed)}<p>Verdicts: {verdicts or 'none'}</p>"
             + (f"<p>{esc(coverage)}</p>" if coverage else "")
+            + (f"<p>{esc(V.unrun_line(report), 1200)}</p>" if V.unrun_line(report) else "")
             + _table(["metric", "value"], [[esc(a), esc(b)] for a, b in rows], numeric=(1,)))
 
 
@@ -237,6 +238,8 @@ def _offenders(report: dict[str, Any], timed: bool) -> str:
                           [[f'<td class="msg">{esc(reason, 400)}</td>',
                             esc(V.task_list(tasks, 8), 600)]
                            for reason, tasks in unchecked]))
+    out += [f"<p>{esc(line, 600)}</p>" for line in (V.baseline_cache_lines(report) if timed
+                                                    else [])]
     return "".join(out)
 
 

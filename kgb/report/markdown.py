@@ -43,6 +43,8 @@ def _summary(report: dict[str, Any], timed: bool) -> list[str]:
              "Verdicts: " + (", ".join(f"{cell(v)} {counts[v]}" for v in order) or "none"), ""]
     if V.coverage_line(report):
         lines += [str(V.coverage_line(report)), ""]
+    if V.unrun_line(report):
+        lines += [cell(V.unrun_line(report), 1200), ""]
     rows = [["kernels rated (submitted)", str(r.get("tasks", "—"))],
             ["suite coverage", _rate(r.get("tasks"), r.get("suite_tasks"), r.get("coverage"))],
             ["compile rate", _rate(r.get("compiled"), r.get("tasks"), r.get("compile_rate"))],
@@ -108,6 +110,10 @@ def _offenders(report: dict[str, Any], timed: bool) -> list[str]:
             lines += _table(["check not run", "kernels"],
                             [[cell(reason, 400), cell(V.task_list(tasks, 8), 600)]
                              for reason, tasks in unchecked])
+        cache = V.baseline_cache_lines(report)
+        if cache:
+            for line in cache:
+                lines += [cell(line, 600), ""]
     return lines
 
 

@@ -154,6 +154,21 @@ def coverage_line(report: dict[str, Any]) -> str | None:
             "as failures (gate on it with --fail-under coverage=1).")
 
 
+def unrun_line(report: dict[str, Any], shown: int = 4) -> str | None:
+    """Kernels that passed while some of their task's shapes did not run on this device (a CPU
+    run leaves the gpu_only ones to a GPU; issue 28), named with those shapes; None if none."""
+    passed = [j for j in jobs(report) if j.get("verdict") == "passed" and
+              isinstance(j.get("unrun_shapes"), list) and j["unrun_shapes"]]
+    if not passed:
+        return None
+    named = "; ".join(f"{j.get('task')}: {', '.join(str(s) for s in j['unrun_shapes'][:2])}"
+                      + (" ..." if len(j["unrun_shapes"]) > 2 else "") for j in passed[:shown])
+    more = f"; and {len(passed) - shown} more" if len(passed) > shown else ""
+    return (f"Not judged on this device: {len(passed)} kernel(s) passed without their task's "
+            f"GPU-only shapes, which a kernel right only below some size can still fail "
+            f"(`kgb verify --device cuda` runs them) — {named}{more}.")
+
+
 def failures(report: dict[str, Any]) -> list[dict[str, Any]]:
     """Jobs that were submitted and did not pass, in verdict order (rejections first)."""
     order = {v: i for i, v in enumerate(VERDICT_ORDER)}
@@ -175,6 +190,39 @@ def speed_unchecked(report: dict[str, Any]) -> list[tuple[str, list[str]]]:
             for reason in reasons:
                 grouped.setdefault(str(reason), []).append(str(job.get("task")))
     return list(grouped.items())
+
+
+def baseline_cache_lines(report: dict[str, Any]) -> list[str]:
+    """What the trusted baseline store gave this run (kgb.runner.baseline_cache): how many
+    baseline figures came from it and when they were measured, and each reason an entry was
+    ignored or not kept, once."""
+    state = obj(obj(report.get("environment")).get("baseline_cache"))
+    if not state:
+        return []
+    if state.get("dir") is None:
+        return [f"Baseline cache: {state.get('state')}."]
+    cached = [t for j in jobs(report) for t in _timings(j)
+              if t.get("eager_cached_at") or t.get("compile_cached_at")]
+    when = sorted({str(t.get(k)) for t in cached
+                   for k in ("eager_cached_at", "compile_cached_at") if t.get(k)})
+    lines = []
+    if when:
+        span = when[0] if len(when) == 1 else f"{when[0]} to {when[-1]}"
+        lines.append(f"Baseline from cache, measured at {span} (UTC), for {len(cached)} timed "
+                     f"case(s); the cache: {state.get('dir')} (`--baseline-cache off` measures "
+                     "afresh).")
+    else:
+        lines.append(f"Baselines measured in this run; {state.get('stored', 0)} figure(s) kept in "
+                     f"the cache {state.get('dir')}.")
+    notes = state.get("notes")
+    for note in notes if isinstance(notes, list) else []:
+        lines.append(f"Baseline cache: {note}.")
+    return lines
+
+
+def _timings(job: dict[str, Any]) -> list[dict[str, Any]]:
+    raw = job.get("timings")
+    return [t for t in raw if isinstance(t, dict)] if isinstance(raw, list) else []
 
 
 def task_list(tasks: list[str], shown: int = 4) -> str:

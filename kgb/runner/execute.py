@@ -20,6 +20,7 @@ from kgb import protocol as P
 from kgb.bench.conditions import conditions, snapshot
 from kgb.bench.neighbours import NeighbourWatch
 from kgb.jsonfiles import write_json_atomic
+from kgb.runner.baseline_cache import BaselineCache, Key
 from kgb.runner.grade import CONDITIONS_FILE, PLAN_FILE, grade, read_result
 from kgb.runner.interpreter import scan
 from kgb.runner.journal import write_finished
@@ -48,6 +49,7 @@ class JobContext:
     timing: bool = True  # --timing: GPU jobs time their standard cases
     baselines: str = "all"  # --baselines: all (eager and torch.compile), eager, none
     cuda_graph: bool = False  # --cuda-graph: timed calls are CUDA-graph replays
+    baseline_cache: BaselineCache | None = None  # the trusted store of baseline timings
 
 
 class JobCancelled(Exception):
@@ -159,18 +161,34 @@ def _run(job: Job, plan: P.PlanRecord, job_dir: Path, ctx: JobContext, limits: L
     watch = NeighbourWatch(gpu, str(job_dir), (os.getpid(),)).start() \
         if gpu is not None and plan.timing else None
     after: dict | str | None = None
+    keys: dict[tuple[str, str], Key] = {}
     try:
-        after = _run_and_judge(job, plan, job_dir, out, ctx, limits, clock, gpu)
+        after = _run_and_judge(job, plan, job_dir, out, ctx, limits, clock, gpu, keys)
     finally:
         neighbours = watch.stop() if watch is not None else None
     if before is not None and after is not None:
         write_json_atomic(job_dir / CONDITIONS_FILE,
                           P.to_json(conditions(before, after, neighbours)))
+    if ctx.baseline_cache is not None and keys and gpu is not None and before is not None:
+        # kept only when the GPU was clean through the judge's baselines too: read now
+        _store_baselines(ctx.baseline_cache, keys, job_dir,
+                         conditions(before, snapshot(gpu), neighbours))
+
+
+def _store_baselines(cache: BaselineCache, keys: dict[tuple[str, str], Key], job_dir: Path,
+                     state: P.Conditions) -> None:
+    try:
+        judged = P.read(P.JudgeResult, job_dir / P.JUDGE_FILE, P.JUDGE_MAX_BYTES)
+    except P.ProtocolError:
+        return  # no judgement (a failed judge): nothing measured to keep
+    cache.commit(keys, judged, state)
 
 
 def _run_and_judge(job: Job, plan: P.PlanRecord, job_dir: Path, out: Path, ctx: JobContext,
-                   limits: Limits, clock: _Clock, gpu: int | None) -> dict | str | None:
-    """The worker in its sandbox, then the judge; the GPU's state right after the worker."""
+                   limits: Limits, clock: _Clock, gpu: int | None,
+                   keys: dict[tuple[str, str], Key]) -> dict | str | None:
+    """The worker in its sandbox, then the judge; the GPU's state right after the worker.
+    `keys` receives the baseline-store keys of the baselines the judge was asked for."""
     ctx.judges.warm(job.device)  # the judge starts while the worker runs
     execution = _run_candidate(job, job_dir, out, ctx, limits)
     clock.sandbox_s = execution.wall_s
@@ -180,13 +198,18 @@ def _run_and_judge(job: Job, plan: P.PlanRecord, job_dir: Path, out: Path, ctx: 
     result = read_result(out)
     if isinstance(result, P.WorkerResult) and not execution.timed_out:
         record = P.read(P.ExecRecord, job_dir / P.EXEC_FILE, 64 << 20)
+        timed = tuple(t.case for t in result.timed)
+        graphs = tuple(t.case for t in result.timed if t.graph)
+        if ctx.baseline_cache is not None and timed:
+            keys.update(ctx.baseline_cache.keys(job.task.id, job.task.folder, plan.cases, timed,
+                                                graphs, ctx.baselines, job.device))
         request = P.JudgeRequest(
             job_dir=str(job_dir), task_dir=str(job.task.folder), device=job.device,
             cases=plan.cases, layout_inputs=job.task.strided_inputs,
             seed_input=job.task.seed_input, claims=result.cases, commits=record.commits,
-            timed_cases=tuple(t.case for t in result.timed), baselines=ctx.baselines,
-            graph_cases=tuple(t.case for t in result.timed if t.graph),
-            output_cap=ctx.limits.output_bytes)
+            timed_cases=timed, baselines=ctx.baselines, graph_cases=graphs,
+            output_cap=ctx.limits.output_bytes,
+            cached=ctx.baseline_cache.lookup(keys) if ctx.baseline_cache and keys else ())
         asked = time.monotonic()
         _run_judge(request, job_dir, ctx)
         clock.judge_s = time.monotonic() - asked

@@ -147,7 +147,9 @@ def _case_timing(plan: P.PlanRecord, spec: P.CaseSpec, timed: P.TimedCase,
         flops_fraction=_r(flops_rate / peak_flops if flops_rate and peak_flops else None),
         bandwidth_fraction=_r(bytes_rate / (peaks.bandwidth_gbps * 1e9)
                               if bytes_rate and peaks else None),
-        graph=timed.graph, window_ms=_r(window), loop_ms=_r(loop))
+        graph=timed.graph, window_ms=_r(window), loop_ms=_r(loop),
+        eager_cached_at=alike.eager_cached_at if eager is not None and alike else None,
+        compile_cached_at=alike.compile_cached_at if compiled is not None and alike else None)
 
 
 def _floor_ms(peaks: P.Peaks, spec: P.CaseSpec) -> float | None:

@@ -55,6 +55,9 @@ class VerifyOptions:
     force: bool = False  # replace a run already in out_dir
     only_submitted: bool = False  # without `only`: just the tasks the submission has kernels for
     refcache: Path | None = None  # reference outputs shared with other runs (a batch's)
+    # --baseline-cache: the trusted store of baseline timings; None: the default folder
+    # (kgb.runner.baseline_cache.default_root), "off", or a folder
+    baseline_cache: str | None = None
 
 
 def _mode_suffix(options: VerifyOptions) -> str:
@@ -218,10 +221,11 @@ def run_verify(options: VerifyOptions, as_json: bool = False, feedback: bool = F
         journal.write_record(out_dir, record)
         judges = stack.enter_context(JudgePool(options.refcache or out_dir / "refcache",
                                                out_dir / "judges.log"))
+        cache, cache_state = _baseline_cache(options, slots, sandbox, submission.root, out_dir)
         ctx = JobContext(secrets.token_hex(4), out_dir, sandbox, limits, submission.root, judges,
                          static=options.static, peaks=device_peaks(slots),
                          timing=options.timing, baselines=options.baselines,
-                         cuda_graph=options.cuda_graph)
+                         cuda_graph=options.cuda_graph, baseline_cache=cache)
         stack.enter_context(_stop_signals_interrupt())
         progress = stack.enter_context(JobProgress(len(jobs), quiet=as_json or quiet))
         outcome = run_all(jobs, slots, ctx, progress, reuse=lambda job: journal.finished(
@@ -230,6 +234,8 @@ def run_verify(options: VerifyOptions, as_json: bool = False, feedback: bool = F
                             limits=limits, static=options.static, timing=options.timing,
                             cuda_graph=options.cuda_graph,
                             baselines=options.baselines)
+        header["environment"]["baseline_cache"] = cache.describe() if cache is not None \
+            else {"dir": None, "state": cache_state}
     rows = {job.task.id: job_entry(journal.read_plan(out_dir / "jobs" / job.task.id), record)
             for job, record in outcome.results}
     rows.update((t, missing_entry(t, index.entry(t).category, slots[0])) for t in missing)
@@ -253,6 +259,18 @@ def run_verify(options: VerifyOptions, as_json: bool = False, feedback: bool = F
     if not quiet:
         print_report(report, as_json=as_json, out_dir=out_dir, feedback=feedback)
     return report
+
+
+def _baseline_cache(options: VerifyOptions, slots: tuple[str, ...], sandbox: Sandbox,
+                    submission_root: Path, out_dir: Path):
+    """The run's trusted baseline store (kgb.runner.baseline_cache), or None and why not. It
+    must lie outside every path the sandbox shows a candidate."""
+    from kgb.runner.baseline_cache import open_cache
+    from kgb.runner.execute import runtime_paths
+
+    return open_cache(options.baseline_cache, slots, sandbox.isolation, options.timing,
+                      options.baselines,
+                      runtime_paths() + (submission_root, out_dir, Path("/usr"), Path("/etc")))
 
 
 def run_scope(index: SuiteIndex, submission, options: VerifyOptions) -> list[str]:

@@ -1,0 +1,387 @@
+"""The trusted baseline-timing store (kgb.runner.baseline_cache) and the judge's use of it.
+
+A poisoned baseline time buys a speedup (threat 36), so each way an entry could come from
+someone but kgb — a group-writable file or folder, a foreign owner, a link, a corrupt, huge or
+re-keyed file — must be ignored (and said), and nothing measured beside a neighbour or on a
+throttled GPU may be kept. The judge's side is checked with a fake timer: it times only what
+the store did not give it. CPU only: NVML and torch's CUDA are replaced where needed."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import threading
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from kgb import protocol as P
+from kgb.runner import baseline_cache as BC
+from kgb.runner.baseline_cache import BaselineCache, BaselineStore, Entry
+
+CASE = P.CaseSpec("c0", "large", {"M": 64, "N": 32}, "float32", "standard", "contiguous",
+                  (P.CallSpec(P.CallKind.PRIMARY, 7),))
+OTHER = P.CaseSpec("c1", "tiny", {"M": 3, "N": 5}, "float16", "standard", "contiguous",
+                   (P.CallSpec(P.CallKind.PRIMARY, 9),))
+SOFTWARE = {"torch": "2.11.0", "cuda": "13.0", "cudnn": 91000, "triton": "3.6.0",
+            "python": "3.12.3", "timing": "abc"}
+DEVICE = {"name": "NVIDIA H100 80GB HBM3", "uuid": "GPU-1234", "pci": "00000000:19:00.0",
+          "driver": "580.159.04", "app_sm_mhz": 1980, "app_mem_mhz": 2619,
+          "max_sm_mhz": 1980, "max_mem_mhz": 2619, "power_limit_mw": 700000, "ecc": 1}
+CLEAN = P.Conditions(sm_clock_mhz=(1980, 1980), mem_clock_mhz=(2619, 2619))
+
+
+def key(**changes) -> BC.Key:
+    base = BC.case_key(SOFTWARE, DEVICE, "activation.gelu", "f" * 64, CASE, "eager", False)
+    return dict(base, **changes)
+
+
+def store(tmp_path: Path) -> BaselineStore:
+    root = tmp_path / "store"
+    root.mkdir(mode=0o700, exist_ok=True)
+    return BaselineStore(root)
+
+
+ENTRY = Entry((0.25, 0.26, 0.24), False, "2026-11-27T05:00:00+00:00")
+
+
+# ------------------------------------------------------------------ keying
+def test_every_part_of_the_key_changes_the_entry(tmp_path):
+    s = store(tmp_path)
+    s.put(key(), ENTRY)
+    assert s.get(key()) == ENTRY
+    changed = [key(device=dict(DEVICE, uuid="GPU-other")),
+               key(device=dict(DEVICE, app_sm_mhz=1410)),  # clocks locked lower
+               key(device=dict(DEVICE, power_limit_mw=400000)),
+               key(software=dict(SOFTWARE, torch="2.12.0")),
+               key(software=dict(SOFTWARE, triton="3.7.0")),
+               key(software=dict(SOFTWARE, cuda="12.8")),
+               key(software=dict(SOFTWARE, timing="def")),  # kgb's timing loop changed
+               key(task="activation.relu"), key(task_files="0" * 64),
+               key(case="c1"), key(dims={"M": 64, "N": 33}), key(dtype="bfloat16"),
+               key(kind="compile"), key(graph=True)]
+    for other in changed:
+        assert s.get(other) is None, other
+
+
+def test_a_changed_task_misses_and_its_solution_does_not_matter(tmp_path):
+    task = tmp_path / "task"
+    task.mkdir()
+    for name, text in (("task.toml", "id='x'"), ("reference.py", "def reference(x): return x"),
+                       ("inputs.py", "def make_inputs(): pass"), ("solution.py", "# a")):
+        (task / name).write_text(text)
+    before = BC.files_digest(task)
+    (task / "solution.py").write_text("# b")
+    assert BC.files_digest(task) == before
+    (task / "reference.py").write_text("def reference(x): return x * 2")
+    assert BC.files_digest(task) != before
+    (task / "reference.py").write_text("def reference(x): return x")
+    (task / "inputs.py").write_text("def make_inputs(): return 1")
+    assert BC.files_digest(task) != before
+
+
+def test_the_timing_method_is_a_digest_of_the_timing_code():
+    assert BC.timing_method() == BC.timing_method()
+    assert len(BC.timing_method()) == 24
+
+
+# ------------------------------------------------------------------ trust
+def test_a_group_or_world_writable_file_is_ignored(tmp_path):
+    s = store(tmp_path)
+    s.put(key(), ENTRY)
+    path = s.path(key())
+    os.chmod(path, 0o620)
+    assert "writable by its group" in str(s.get(key()))
+    os.chmod(path, 0o602)
+    assert "writable by its group or by others" in str(s.get(key()))
+    os.chmod(path, 0o600)
+    assert s.get(key()) == ENTRY
+
+
+def test_a_group_writable_folder_above_the_file_is_ignored(tmp_path):
+    s = store(tmp_path)
+    s.put(key(), ENTRY)
+    folder = s.path(key()).parent
+    os.chmod(folder, 0o770)
+    assert "writable by its group" in str(s.get(key()))
+    assert "writable" in str(s.put(key(), ENTRY))  # nor written into
+    os.chmod(folder, 0o700)
+    os.chmod(s.root, 0o777)
+    assert str(s.root) in str(s.get(key()))
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="chown to another user needs root")
+def test_a_file_or_folder_owned_by_another_user_is_ignored(tmp_path):
+    s = store(tmp_path)
+    s.put(key(), ENTRY)
+    os.chown(s.path(key()), 65534, 65534)
+    assert "owned by uid 65534" in str(s.get(key()))
+    os.chown(s.path(key()), 0, 0)
+    os.chown(s.path(key()).parent, 65534, 65534)
+    assert "owned by uid 65534" in str(s.get(key()))
+
+
+def test_a_link_in_the_store_is_not_followed(tmp_path):
+    s = store(tmp_path)
+    elsewhere = tmp_path / "planted.json"
+    elsewhere.write_text(json.dumps({"key": key(), "times_ms": [1000.0], "graph": False,
+                                     "measured_at": "2026-11-27T05:00:00+00:00"}))
+    os.chmod(elsewhere, 0o600)
+    s.path(key()).parent.mkdir(mode=0o700)
+    s.path(key()).symlink_to(elsewhere)
+    assert "symbolic link" in str(s.get(key()))
+
+
+@pytest.mark.parametrize("content,why", [
+    (b'{"key": {"store": 1', "not valid JSON"),  # cut short
+    (b"\xff\xfe", "not UTF-8"),
+    (b"[" * 100 + b"]" * 100, "nested deeper"),
+    (b" " * (BC.ENTRY_MAX_BYTES + 10), "cap"),  # huge: refused unread
+    (json.dumps({"key": 1}).encode(), "not a baseline entry"),
+])
+def test_a_corrupt_or_huge_file_is_ignored(tmp_path, content, why):
+    s = store(tmp_path)
+    s.put(key(), ENTRY)
+    s.path(key()).write_bytes(content)
+    problem = s.get(key())
+    assert isinstance(problem, str) and why in problem
+
+
+@pytest.mark.parametrize("times", [[], [float("nan")], [-1.0], [0.0], ["0.1"], [True],
+                                   [0.1] * (BC.MAX_TIMES + 1)])
+def test_impossible_times_are_refused(tmp_path, times):
+    s = store(tmp_path)
+    s.put(key(), ENTRY)
+    data = {"key": key(), "times_ms": times, "graph": False,
+            "measured_at": "2026-11-27T05:00:00+00:00"}
+    s.path(key()).write_text(json.dumps(data))
+    assert isinstance(s.get(key()), str)
+
+
+def test_an_entry_copied_under_another_key_is_refused(tmp_path):
+    """The file name is only the key's digest: the full key inside must match too."""
+    s = store(tmp_path)
+    s.put(key(task="activation.relu"), Entry((9.0,), False, ENTRY.measured_at))
+    target = s.path(key())
+    target.parent.mkdir(mode=0o700, exist_ok=True)
+    target.write_bytes(s.path(key(task="activation.relu")).read_bytes())
+    os.chmod(target, 0o600)
+    assert "key differs" in str(s.get(key()))
+
+
+def test_concurrent_writers_leave_one_whole_entry(tmp_path):
+    s = store(tmp_path)
+    errors: list[BaseException] = []
+
+    def write(i: int) -> None:
+        try:
+            for j in range(20):
+                problem = s.put(key(), Entry((0.1 + i, 0.2 + j), False, ENTRY.measured_at))
+                assert problem is None, problem
+                assert isinstance(s.get(key()), Entry)  # never half-written
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=write, args=(i,)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    assert isinstance(s.get(key()), Entry)
+    assert [p.name for p in s.path(key()).parent.iterdir()] == [s.path(key()).name]
+    assert oct(s.path(key()).stat().st_mode & 0o777) == oct(0o600)
+
+
+# ------------------------------------------------------------------ the run's use of it
+def cache(tmp_path: Path) -> BaselineCache:
+    return BaselineCache(store(tmp_path), SOFTWARE, {0: DEVICE, 1: "NVML failed: gone"})
+
+
+def judged(*baselines: P.Baseline) -> P.JudgeResult:
+    return P.JudgeResult((), baselines=baselines)
+
+
+def task_folder(tmp_path: Path) -> Path:
+    folder = tmp_path / "task"
+    folder.mkdir(exist_ok=True)
+    (folder / "reference.py").write_text("def reference(x): return x")
+    return folder
+
+
+def test_measured_baselines_are_kept_and_found_by_the_next_run(tmp_path):
+    c = cache(tmp_path)
+    keys = c.keys("t.x", task_folder(tmp_path), (CASE, OTHER), ("c0", "c1"), ("c1",), "all",
+                  "cuda:0")
+    assert set(keys) == {("c0", "eager"), ("c0", "compile"), ("c1", "eager"), ("c1", "compile")}
+    assert keys[("c1", "eager")]["graph"] is True and keys[("c0", "eager")]["graph"] is False
+    assert c.lookup(keys) == ()
+    written = c.commit(keys, judged(P.Baseline("c0", (0.4, 0.5), (0.3,), None, 0.1),
+                                    P.Baseline("c1", (0.2,), (), "inductor failed", 0.1,
+                                               graph=True)), CLEAN)
+    assert written == 3  # c1's torch.compile failed: nothing of it is kept
+    again = cache(tmp_path)
+    found = {(h.case, h.kind): h for h in again.lookup(keys)}
+    assert set(found) == {("c0", "eager"), ("c0", "compile"), ("c1", "eager")}
+    assert found[("c0", "eager")].times_ms == (0.4, 0.5)
+    assert found[("c1", "eager")].graph is True
+    assert again.hits == 3 and again.notes == []
+
+
+@pytest.mark.parametrize("state,why", [
+    (None, "not read"),
+    (P.Conditions(error="NVML failed"), "could not be read"),
+    (P.Conditions(throttled=True, throttle_reasons=("hw-thermal",)), "throttled"),
+    (P.Conditions(neighbours=("757 python3",)), "other processes"),
+    (P.Conditions(unattributed=(4242,)), "other processes"),
+    (P.Conditions(neighbours_error="kgb runs in a container"), "could not be watched"),
+])
+def test_nothing_measured_under_bad_conditions_is_kept(tmp_path, state, why):
+    c = cache(tmp_path)
+    keys = c.keys("t.x", task_folder(tmp_path), (CASE,), ("c0",), (), "eager", "cuda:0")
+    assert c.commit(keys, judged(P.Baseline("c0", (0.4,), (), None, 0.1)), state) == 0
+    assert c.lookup(keys) == ()
+    assert any(why in n for n in c.notes)
+
+
+def test_figures_from_the_cache_or_failed_baselines_are_not_written_again(tmp_path):
+    c = cache(tmp_path)
+    keys = c.keys("t.x", task_folder(tmp_path), (CASE, OTHER), ("c0", "c1"), (), "all",
+                  "cuda:0")
+    base = P.Baseline("c0", (0.4,), (0.3,), None, 0.1, eager_cached_at=ENTRY.measured_at,
+                      compile_cached_at=ENTRY.measured_at)
+    assert c.commit(keys, judged(base, P.Baseline("c1", error="RuntimeError: boom")),
+                    CLEAN) == 0
+
+
+def test_a_gpu_without_identity_or_a_mode_without_baselines_caches_nothing(tmp_path):
+    c = cache(tmp_path)
+    assert c.keys("t.x", task_folder(tmp_path), (CASE,), ("c0",), (), "all", "cuda:1") == {}
+    assert any("identity" in n for n in c.notes)
+    assert c.keys("t.x", task_folder(tmp_path), (CASE,), ("c0",), (), "none", "cuda:0") == {}
+    eager_only = c.keys("t.x", task_folder(tmp_path), (CASE,), ("c0",), (), "eager", "cuda:0")
+    assert set(eager_only) == {("c0", "eager")}
+
+
+def test_an_ignored_entry_is_said_once_and_measured_afresh(tmp_path):
+    c = cache(tmp_path)
+    keys = c.keys("t.x", task_folder(tmp_path), (CASE, OTHER), ("c0", "c1"), (), "eager",
+                  "cuda:0")
+    c.commit(keys, judged(P.Baseline("c0", (0.4,), (), None, 0.1),
+                          P.Baseline("c1", (0.4,), (), None, 0.1)), CLEAN)
+    for k in keys.values():
+        os.chmod(c.store.path(k), 0o666)
+    assert c.lookup(keys) == () and c.lookup(keys) == ()
+    assert len(c.notes) == 2 and all("writable" in n for n in c.notes)  # one per file, once
+
+
+def test_the_store_is_off_where_candidates_could_reach_it(tmp_path, monkeypatch):
+    monkeypatch.setattr(BC, "device_key", lambda index: DEVICE)
+    monkeypatch.setattr(BC, "software_key", lambda: SOFTWARE)
+    root = tmp_path / "cache"
+    on, state = BC.open_cache(str(root), ("cuda:0",), "namespaces", True, "all", ())
+    assert on is not None and state == str(root)
+    assert oct(root.stat().st_mode & 0o777) == oct(0o700)
+    for args, why in [((str(root), ("cuda:0",), "none", True, "all", ()), "process sandbox"),
+                      (("off", ("cuda:0",), "namespaces", True, "all", ()), "off"),
+                      ((str(root), ("cpu",), "namespaces", True, "all", ()), "nothing is timed"),
+                      ((str(root), ("cuda:0",), "namespaces", False, "all", ()), "nothing"),
+                      ((str(root), ("cuda:0",), "namespaces", True, "none", ()), "nothing"),
+                      ((str(root), ("cuda:0",), "namespaces", True, "all", (tmp_path,)),
+                       "visible inside the sandbox")]:
+        off, reason = BC.open_cache(*args)
+        assert off is None and why in reason, (args, reason)
+    os.chmod(root, 0o775)
+    off, reason = BC.open_cache(str(root), ("cuda:0",), "namespaces", True, "all", ())
+    assert off is None and "writable" in reason
+
+
+def test_the_sandbox_is_never_shown_the_default_store(monkeypatch, tmp_path):
+    """The worker's read-only paths (runtime, kgb, the submission, the job folder) never hold
+    $HOME/.cache; and a store put inside one of them is refused."""
+    from kgb.runner.execute import runtime_paths
+
+    monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+    root = BC.default_root()
+    assert root == Path.home().absolute() / ".cache" / "kgb" / "baselines"
+    assert BC.visible_to_sandbox(root, runtime_paths()) is None
+    monkeypatch.setenv("XDG_CACHE_HOME", str(Path(sys.prefix) / "cache"))
+    assert BC.visible_to_sandbox(BC.default_root(), runtime_paths()) is not None
+
+
+# ------------------------------------------------------------------ the judge's decision
+class FakeTimer:
+    """time_loop as the judge calls it, on no GPU: records which loops ran."""
+
+    def __init__(self) -> None:
+        self.calls: list[str] = []
+
+    def __call__(self, call, inputs_for, *, budget_ms=300.0, graph=False, **_):
+        kind = "noop" if budget_ms == 0.0 else "timed"
+        self.calls.append(kind)
+        times = [0.01] * 10 if kind == "noop" else [0.5] * 10
+        return SimpleNamespace(times_ms=times, wall_ms=1.0, graph=graph, graph_error=None)
+
+
+def judge_baselines(monkeypatch, cached, baselines="all", graph=()):
+    from kgb.judge import speed
+
+    timer = FakeTimer()
+    monkeypatch.setattr(speed, "time_loop", timer)
+    monkeypatch.setattr(speed, "capture_clocks", lambda: None)
+    monkeypatch.setattr(speed, "L2Reset", lambda device: None)
+    monkeypatch.setattr(speed, "_timed_inputs", lambda *a: ())
+    monkeypatch.setattr(speed, "_allow_recompiles", lambda: None)
+    monkeypatch.setattr(speed.torch, "compile", lambda fn: fn)
+    monkeypatch.setattr(speed.torch.cuda, "empty_cache", lambda: None)
+    request = P.JudgeRequest("/nonexistent", "/nonexistent", "cuda:0", (CASE, OTHER), (), None,
+                             (), timed_cases=("c0", "c1"), baselines=baselines,
+                             graph_cases=graph, cached=cached)
+    reference = SimpleNamespace(reference=lambda *a: None)
+    return speed.baselines(request, SimpleNamespace(), reference), timer.calls
+
+
+def test_the_judge_times_only_what_the_store_did_not_give(monkeypatch):
+    when = "2026-11-27T05:00:00+00:00"
+    cached = (P.CachedBaseline("c0", "eager", (0.9, 1.1), False, when),
+              P.CachedBaseline("c0", "compile", (0.7,), False, when))
+    result, calls = judge_baselines(monkeypatch, cached)
+    # c0: only the empty loop (D304 needs this job's own); c1: empty loop, eager, compile
+    assert calls == ["noop", "noop", "timed", "timed"]
+    c0, c1 = result
+    assert c0.eager_ms == (0.9, 1.1) and c0.compile_ms == (0.7,)
+    assert c0.eager_cached_at == when and c0.compile_cached_at == when
+    assert c0.overhead_ms is not None
+    assert c1.eager_ms == (0.5,) * 10 and c1.eager_cached_at is None
+
+
+def test_the_judge_does_not_take_a_compile_figure_of_the_other_mode(monkeypatch):
+    """A graph-timed case never takes a plain compile figure (the key says graph; a cached
+    value that disagrees is measured again)."""
+    when = "2026-11-27T05:00:00+00:00"
+    cached = (P.CachedBaseline("c0", "compile", (0.7,), False, when),)
+    result, calls = judge_baselines(monkeypatch, cached, graph=("c0",))
+    assert result[0].compile_ms == (0.5,) * 10 and result[0].compile_cached_at is None
+    assert calls.count("timed") == 4
+
+
+def test_the_cached_time_reaches_the_report(monkeypatch):
+    from kgb.report import view as V
+    from kgb.runner.speed import judge_speed
+
+    when = "2026-11-27T05:00:00+00:00"
+    plan = P.PlanRecord("t.x", "Activation", "k.py", "cuda:0", 60.0, (CASE,))
+    timed = P.TimedCase("c0", (0.2,) * 10, 3, ("f",) * 10, (1,))
+    worker = P.WorkerResult("done", (), timed=(timed,))
+    judge = judged(P.Baseline("c0", (0.4,) * 10, (0.3,), None, 0.1, eager_cached_at=when,
+                              compile_cached_at=when))
+    timing = judge_speed(plan, None, worker, judge).cases[0]
+    assert timing.eager_cached_at == when and timing.compile_cached_at == when
+    report = {"environment": {"baseline_cache": {"dir": "/c", "hits": 2, "stored": 0,
+                                                 "notes": ["ignored /c/ab/x.json is a link"]}},
+              "jobs": [{"task": "t.x", "verdict": "passed", "timings": [P.to_json(timing)]}]}
+    lines = V.baseline_cache_lines(report)
+    assert lines[0].startswith(f"Baseline from cache, measured at {when}")
+    assert "ignored /c/ab/x.json is a link" in lines[1]
