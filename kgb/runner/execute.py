@@ -20,7 +20,7 @@ from kgb import protocol as P
 from kgb.bench.conditions import conditions, snapshot
 from kgb.bench.neighbours import NeighbourWatch
 from kgb.jsonfiles import write_json_atomic
-from kgb.runner.baseline_cache import BaselineCache, Key
+from kgb.runner.baseline_cache import BaselineCache, Key, unclean
 from kgb.runner.grade import CONDITIONS_FILE, PLAN_FILE, grade, read_result
 from kgb.runner.interpreter import scan
 from kgb.runner.journal import write_finished
@@ -169,19 +169,22 @@ def _run(job: Job, plan: P.PlanRecord, job_dir: Path, ctx: JobContext, limits: L
     if before is not None and after is not None:
         write_json_atomic(job_dir / CONDITIONS_FILE,
                           P.to_json(conditions(before, after, neighbours)))
-    if ctx.baseline_cache is not None and keys and gpu is not None and before is not None:
-        # kept only when the GPU was clean through the judge's baselines too: read now
+    if ctx.baseline_cache is not None and keys and gpu is not None and before is not None \
+            and after is not None:
+        # kept only when the GPU was clean as the judge began its baselines (a candidate may
+        # have heated it) and when it ended them
         _store_baselines(ctx.baseline_cache, keys, job_dir,
-                         conditions(before, snapshot(gpu), neighbours))
+                         (conditions(before, after, neighbours),
+                          conditions(before, snapshot(gpu), neighbours)))
 
 
 def _store_baselines(cache: BaselineCache, keys: dict[tuple[str, str], Key], job_dir: Path,
-                     state: P.Conditions) -> None:
+                     states: tuple[P.Conditions, ...]) -> None:
     try:
         judged = P.read(P.JudgeResult, job_dir / P.JUDGE_FILE, P.JUDGE_MAX_BYTES)
     except P.ProtocolError:
         return  # no judgement (a failed judge): nothing measured to keep
-    cache.commit(keys, judged, state)
+    cache.commit(keys, judged, next((s for s in states if unclean(s)), states[-1]))
 
 
 def _run_and_judge(job: Job, plan: P.PlanRecord, job_dir: Path, out: Path, ctx: JobContext,
