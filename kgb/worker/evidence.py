@@ -5,6 +5,7 @@ something the candidate cannot touch (outputs judged on the trusted side, design
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 from typing import Any
 
@@ -71,6 +72,8 @@ class LaunchCounter:
             pass
         for cls in classes:
             self._wrap(cls)
+        if self.trace is not None:
+            self.trace.watch_host_reads()
         try:
             from triton.compiler.compiler import CompiledKernel
         except ImportError:  # pragma: no cover
@@ -174,6 +177,11 @@ COPY_OPS = frozenset({"copy_", "clone", "_to_copy", "to", "_copy_from", "_copy_f
                       "lift_fresh", "lift_fresh_copy"})
 
 
+# Tensor methods that hand a tensor's values to Python without dispatching an aten op on the
+# CPU (storage reads and `item()`/`float()` dispatch `_local_scalar_dense`, already compute).
+HOST_READS = ("tolist", "numpy", "__array__", "__dlpack__", "__repr__")
+
+
 # Allocations that hand out memory without writing it. In a checked call each one is filled
 # with 0xFF bytes (NaN in every float dtype) before the candidate sees it: an output it never
 # wrote reads as NaN even when the allocator hands back the block of a buffer freed a moment ago
@@ -191,6 +199,17 @@ def poison(result: Any) -> None:
         storage = result.untyped_storage()
         if storage.nbytes():
             storage.fill_(0xFF)  # type: ignore[attr-defined]  # not in torch's stubs
+
+
+def _noting_reads(trace: DispatchTrace, name: str, original: Any) -> Any:
+    @functools.wraps(original)
+    def read(self, *args, **kwargs):
+        if trace.counts():
+            trace.ops.add(f"{name} (host read)")
+        return original(self, *args, **kwargs)
+
+    read.__kgb_host_read__ = True  # type: ignore[attr-defined]
+    return read
 
 
 class DispatchTrace:
@@ -236,6 +255,23 @@ class DispatchTrace:
         self.copies = set()
         self._mode = Mode()
         self._mode.__enter__()
+
+    def counts(self) -> bool:
+        """Whether the candidate's host code is being traced right now."""
+        return self._mode is not None and not self.paused
+
+    def watch_host_reads(self) -> None:
+        """Make the host's reads of tensor values evidence (threat 1, host compute): on the
+        CPU `tolist()`, `numpy()`, `np.asarray(x)`, DLPack and `repr(x)` dispatch no aten op,
+        so an answer computed in Python from them and written back by constant fills left no
+        trace. Installed before the candidate is imported (a reference it keeps is the
+        wrapper); a read while traced is recorded as `tolist (host read)`."""
+        import torch
+
+        for name in HOST_READS:
+            original = getattr(torch.Tensor, name, None)
+            if original is not None and not getattr(original, "__kgb_host_read__", False):
+                setattr(torch.Tensor, name, _noting_reads(self, name, original))
 
     def stop(self) -> tuple[str, ...]:
         if self._mode is not None:
