@@ -496,6 +496,9 @@ class PlanRecord:
     cuda_graph: bool = False  # --cuda-graph: timed calls are CUDA-graph replays
     code: CodeMetrics | None = None  # of the kernel file; None: no kernel, or unparsable
     glue: str = "copies"  # the task's glue policy: "views" makes a host copy compute (D206)
+    # The task's shapes this device did not run (gpu_only on the CPU), `name (dim=size, ...)`:
+    # a `passed` verdict names them (issue 28).
+    unrun_shapes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -42,3 +42,16 @@ def test_every_verdict_has_feedback():
         assert text.startswith("t.x:") and len(text) > 20
     assert "at k.py:4" in feedback({"task": "t.x", "verdict": "compile_error", "message": "m",
                                     "location": "k.py:4"})
+
+
+def test_a_cpu_pass_says_which_shapes_were_not_judged():
+    """Issue 28: `passed — all 4 case(s) matched` hid that the problem's own shape never ran."""
+    job = {"task": "normalization.kb_23_softmax", "verdict": "passed", "coverage": {"cases": 4},
+           "unrun_shapes": ["given (batch_size=4096, dim=393216)"], "cases": []}
+    text = feedback(job)
+    assert text.startswith("normalization.kb_23_softmax: passed on the CPU — all 4 case(s) "
+                           "matched the reference, but the task's shape given (batch_size=4096, "
+                           "dim=393216) runs on a GPU only and was not judged")
+    assert "--device cuda" in text
+    assert feedback(dict(job, unrun_shapes=[])) == (
+        "normalization.kb_23_softmax: passed — all 4 case(s) matched the reference.")

@@ -282,3 +282,17 @@ def test_the_side_by_side_kit_passes_on_the_cpu(tmp_path):
     report = json.loads((tmp_path / "out" / "report.json").read_text())
     assert {j["task"]: j["verdict"] for j in report["jobs"]} == {
         "activation.kb_1_gelu_large": "passed", "normalization.kb_2_softmax_wide": "passed"}
+    # Issue 28: the CPU pass names the problem's own shape, which ran nowhere — in the
+    # verdict's message, the feedback, report.md and report.html (the terminal too).
+    softmax = next(j for j in report["jobs"] if j["task"] == "normalization.kb_2_softmax_wide")
+    given = "given (batch_size=4096, dim=393216)"
+    assert softmax["unrun_shapes"] == [given], softmax["unrun_shapes"]
+    cases = softmax["coverage"]["cases"]
+    assert softmax["message"] == (f"passed on {cases} CPU case(s); the task's shape {given} "
+                                  "runs on a GPU only and was not judged")
+    assert "passed on the CPU" in softmax["feedback"] and given in softmax["feedback"]
+    for name in ("report.md", "report.html"):
+        text = (tmp_path / "out" / name).read_text()
+        assert "Not judged on this device: 2 kernel(s) passed" in text and \
+            "4096, dim=393216" in text, name
+    assert "Not judged on this device" in " ".join(done.stdout.split())

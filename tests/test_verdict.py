@@ -378,3 +378,38 @@ def test_outputs_that_outgrow_the_output_folder_are_kgbs_limit_not_a_crash():
                                 "device (os error 28)", error_kind=P.ErrorKind.STORAGE)
     v = go(result=result(case("a"), case("b", full)), judge=judged(("a", S.PASSED, "")))
     assert v.verdict == "unverified" and "--limit output=" in v.message, v.message
+
+
+def test_a_cpu_pass_names_the_shapes_that_did_not_run():
+    """Issue 28: a CPU `passed` on an imported KernelBench problem said nothing about its own
+    (gpu_only) shape. The verdict's message names every shape the device left unrun; a run
+    that ran every shape keeps an empty message."""
+    ok = dict(result=result(case("a"), case("b")),
+              judge=judged(("a", S.PASSED, ""), ("b", S.PASSED, "")))
+    assert go(**ok).message == ""
+    one = replace(plan(), unrun_shapes=("given (batch_size=4096, dim=393216)",))
+    v = go(one, **ok)
+    assert v.verdict == P.Verdict.PASSED
+    assert v.message == ("passed on 2 CPU case(s); the task's shape given (batch_size=4096, "
+                         "dim=393216) runs on a GPU only and was not judged")
+    many = replace(plan(), unrun_shapes=tuple(f"s{i} (N={i})" for i in range(5)))
+    assert go(many, **ok).message.endswith(
+        "shapes s0 (N=0); s1 (N=1); s2 (N=2); and 2 more run on a GPU only and were not judged")
+    # Only a pass carries it: an incorrect verdict's message is the failing case's.
+    bad = go(one, result=result(case("a"), case("b")),
+             judge=judged(("a", S.PASSED, ""), ("b", S.FAILED, "off by one")))
+    assert bad.verdict == P.Verdict.INCORRECT and "GPU only" not in bad.message
+
+
+def test_unrun_shapes_are_the_tasks_gpu_only_shapes_on_the_cpu_only():
+    from kgb.runner.plan import unrun_shapes
+    from kgb.tasks.loader import load_suite
+
+    from conftest import ROOT
+
+    task = next(t for t in load_suite(ROOT / "tasks").values()
+                if any(s.gpu_only for s in t.shapes))
+    gpu_only = [s for s in task.shapes if s.gpu_only]
+    names = unrun_shapes(task, "cpu")
+    assert len(names) == len(gpu_only) and names[0].startswith(f"{gpu_only[0].name} (")
+    assert unrun_shapes(task, "cuda:0") == ()

@@ -58,6 +58,16 @@ def feedback(job: dict[str, Any]) -> str:
             if job.get("speedup_compile") is not None:
                 speed += f", over torch.compile: {job['speedup_compile']:.2f}x"
             speed += "."
+        unrun = [str(s) for s in job.get("unrun_shapes") or ()]
+        if unrun:  # a CPU pass: the task's GPU-only shapes never ran
+            more = f"; and {len(unrun) - MAX_CASES} more" if len(unrun) > MAX_CASES else ""
+            one = len(unrun) == 1
+            return (f"{task}: passed on the CPU — all {cov.get('cases', 0)} case(s) matched "
+                    f"the reference, but the task's shape{'' if one else 's'} "
+                    f"{'; '.join(unrun[:MAX_CASES])}{more} {'runs' if one else 'run'} on a GPU "
+                    f"only and {'was' if one else 'were'} not judged: a kernel right only below "
+                    f"some size can still fail there (`--device cuda` runs "
+                    f"{'it' if one else 'them'}).{speed}")
         return f"{task}: passed — all {cov.get('cases', 0)} case(s) matched the reference.{speed}"
     if verdict == "rejected":
         findings = job.get("findings") or []

@@ -33,6 +33,9 @@ def job_entry(plan: P.PlanRecord, record: P.JobRecord) -> dict[str, Any]:
         "findings": [dict(rule=f.rule, message=f.message, location=f.location() or None)
                      for f in plan.findings],  # every static finding, not only the first
         "coverage": verdict.coverage(),
+        # the task's shapes this device did not run (gpu_only on the CPU): a pass says nothing
+        # about them, and its message names them
+        "unrun_shapes": list(plan.unrun_shapes),
         "max_abs_err": _max(c.max_abs for c in checked),
         "max_rel_l2_err": _max(c.rel_l2 for c in checked),
         # A simple CUDA-event median on the largest case (GPU only); null on the CPU

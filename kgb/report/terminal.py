@@ -161,6 +161,9 @@ def print_report(report: dict, as_json: bool = False, out_dir: Path | None = Non
             summary += (f"; coverage: {rates['tasks']} of {rates['suite_tasks']} suite tasks "
                         "submitted")
         console.print(Text(summary))
+    unrun = V.unrun_line(report)
+    if unrun:
+        console.print(Text(safe(unrun, 1200), style="yellow"))
     if feedback:
         for job in report["jobs"]:
             if job.get("verdict") != "missing" and job.get("feedback"):

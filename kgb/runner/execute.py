@@ -25,7 +25,7 @@ from kgb.runner.grade import CONDITIONS_FILE, PLAN_FILE, grade, read_result
 from kgb.runner.interpreter import scan
 from kgb.runner.journal import write_finished
 from kgb.runner.judge_pool import JudgePool
-from kgb.runner.plan import Job
+from kgb.runner.plan import Job, unrun_shapes
 from kgb.sandbox.base import ExecResult, Limits, Sandbox, SandboxRequest, job_limits
 
 KGB_ROOT = Path(kgb.__file__).resolve().parent
@@ -105,7 +105,8 @@ def _plan_record(job: Job, ctx: JobContext, source: str | None
         efficiency_peaks=ctx.peaks[1] if ctx.peaks else None,
         timing=ctx.timing and not interpreter,
         cuda_graph=ctx.cuda_graph and ctx.timing and not interpreter,
-        code=_code_metrics(source), glue=job.task.glue)
+        code=_code_metrics(source), glue=job.task.glue,
+        unrun_shapes=unrun_shapes(job.task, job.device))
     return plan, findings
 
 

@@ -61,6 +61,15 @@ def plan_cases(task: Task, device: str, run_seed: int) -> tuple[Case, ...]:
     return tuple(cases)
 
 
+def unrun_shapes(task: Task, device: str) -> tuple[str, ...]:
+    """The task's shapes this device does not run (gpu_only ones on the CPU), each as
+    `name (dim=size, ...)`: a CPU verdict names them (issue 28: an imported KernelBench problem
+    `passed` on tiny CPU shapes, nothing saying its own 4096 x 393216 shape never ran)."""
+    run = set(task.shapes_for("cpu" if device == "cpu" else "cuda"))
+    return tuple(f"{s.name} ({', '.join(f'{k}={v}' for k, v in s.dims)})"
+                 for s in task.shapes if s not in run)
+
+
 SEED_ARG_LIMIT = 2**31 - 1  # seeds handed to Random tasks' kernels stay below this
 
 

@@ -113,13 +113,29 @@ def decide(plan: P.PlanRecord, execution: P.ExecRecord | None, result: Result,
         return P.VerdictRecord(verdict, message=message, cases=cases)
     unchecked = [c for c in cases if c.status == S.NOT_CHECKABLE]
     if cases and not unchecked:
-        return P.VerdictRecord(V.PASSED, cases=cases)
+        return P.VerdictRecord(V.PASSED, message=unrun_note(plan), cases=cases)
     # Passed means every planned case was judged: a case this device cannot judge leaves the
     # job unverified (the GPU run decides), however many others passed.
     reasons = "; ".join(sorted({c.message for c in unchecked}))[:600]
     return P.VerdictRecord(V.UNVERIFIED, message=f"{len(unchecked)} of {len(cases)} case(s) "
                                                  f"could not be checked on this device: {reasons}",
                            cases=cases)
+
+
+def unrun_note(plan: P.PlanRecord, shown: int = 3) -> str:
+    """What a `passed` leaves unjudged: the task's shapes this device did not run (on the CPU
+    its gpu_only ones; issue 28: an imported KernelBench problem passed on tiny CPU shapes,
+    nothing saying its own shape never ran). Empty when every shape ran."""
+    if not plan.unrun_shapes:
+        return ""
+    where = "CPU" if plan.slot == "cpu" else "device"
+    names = "; ".join(plan.unrun_shapes[:shown])
+    more = len(plan.unrun_shapes) - shown
+    names += f"; and {more} more" if more > 0 else ""
+    one = len(plan.unrun_shapes) == 1
+    return (f"passed on {len(plan.cases)} {where} case(s); the task's shape{'' if one else 's'} "
+            f"{names} {'runs' if one else 'run'} on a GPU only and {'was' if one else 'were'} "
+            f"not judged")
 
 
 def case_outcome(spec: P.CaseSpec, claim: P.CaseRecord | None, judged: P.CaseJudgement | None,
