@@ -112,7 +112,6 @@ def _summary(report: dict[str, Any], timed: bool) -> str:
     return (f"<h2>Summary</h2>{_cards(report, timed)}<p>Verdicts: {verdicts or 'none'}</p>"
             + (f"<p>{esc(coverage)}</p>" if coverage else "")
             + (f"<p>{esc(V.unrun_line(report), 1200)}</p>" if V.unrun_line(report) else "")
-            + (f"<p>{esc(V.unrun_line(report), 1200)}</p>" if V.unrun_line(report) else "")
             + _table(["metric", "value"], [[esc(a), esc(b)] for a, b in rows], numeric=(1,)))
 
 

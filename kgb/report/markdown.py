@@ -45,8 +45,6 @@ def _summary(report: dict[str, Any], timed: bool) -> list[str]:
         lines += [str(V.coverage_line(report)), ""]
     if V.unrun_line(report):
         lines += [cell(V.unrun_line(report), 1200), ""]
-    if V.unrun_line(report):
-        lines += [cell(V.unrun_line(report), 1200), ""]
     rows = [["kernels rated (submitted)", str(r.get("tasks", "—"))],
             ["suite coverage", _rate(r.get("tasks"), r.get("suite_tasks"), r.get("coverage"))],
             ["compile rate", _rate(r.get("compiled"), r.get("tasks"), r.get("compile_rate"))],

@@ -169,21 +169,6 @@ def unrun_line(report: dict[str, Any], shown: int = 4) -> str | None:
             f"(`kgb verify --device cuda` runs them) — {named}{more}.")
 
 
-def unrun_line(report: dict[str, Any], shown: int = 4) -> str | None:
-    """Kernels that passed while some of their task's shapes did not run on this device (a CPU
-    run leaves the gpu_only ones to a GPU; issue 28), named with those shapes; None if none."""
-    passed = [j for j in jobs(report) if j.get("verdict") == "passed" and
-              isinstance(j.get("unrun_shapes"), list) and j["unrun_shapes"]]
-    if not passed:
-        return None
-    named = "; ".join(f"{j.get('task')}: {', '.join(str(s) for s in j['unrun_shapes'][:2])}"
-                      + (" ..." if len(j["unrun_shapes"]) > 2 else "") for j in passed[:shown])
-    more = f"; and {len(passed) - shown} more" if len(passed) > shown else ""
-    return (f"Not judged on this device: {len(passed)} kernel(s) passed without their task's "
-            f"GPU-only shapes, which a kernel right only below some size can still fail "
-            f"(`kgb verify --device cuda` runs them) — {named}{more}.")
-
-
 def failures(report: dict[str, Any]) -> list[dict[str, Any]]:
     """Jobs that were submitted and did not pass, in verdict order (rejections first)."""
     order = {v: i for i, v in enumerate(VERDICT_ORDER)}
