@@ -34,6 +34,7 @@ RESULT_FILE = "result.json"  # WorkerResult, in OUT_DIR
 JUDGE_FILE = "judge.json"  # JudgeResult
 EXEC_FILE = "exec.json"  # ExecRecord
 PHASES_FILE = "phases.json"  # HostPhases: where the host's time went (kgb.metrics.overhead)
+PLACEMENT_FILE = "placement.json"  # Placement: the Ray node and slot that ran the job
 VERDICT_FILE = "verdict.json"  # VerdictRecord; written last: its presence marks the job done
 STDOUT_LOG, STDERR_LOG, JUDGE_LOG = "stdout.log", "stderr.log", "judge.log"
 TRACEBACK_FILE = "traceback.txt"  # the candidate's frames of the first error, in OUT_DIR
@@ -598,6 +599,28 @@ class JobFacts:
     compile_s: float = 0.0
     conditions: Conditions | None = None
     traceback: str | None = None  # the kernel file's frames of the error (crashed/compile_error)
+    placement: Placement | None = None  # where a Ray run ran the job (None: this machine)
+
+
+@dataclass(frozen=True)
+class Retry:
+    """One attempt of a job that ended without a result (its actor or node was lost)."""
+
+    node: str  # the Ray node id (hex) the attempt ran on
+    slot: str  # the actor's device on that node ("cpu", "cuda:N")
+    reason: str  # why: the Ray error's one-line message
+
+
+@dataclass(frozen=True)
+class Placement:
+    """placement.json (host, Ray runs): the node and slot whose result the host graded, and the
+    attempts before it that were lost; never evidence for a verdict."""
+
+    node: str
+    node_ip: str
+    slot: str
+    actor: str  # the actor's name, e.g. "kgb-slot-3"
+    retries: tuple[Retry, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,309 @@
+"""`kgb verify --ray ADDRESS`: the host side of a Ray run (kgb.placement.ray_slot is the node
+side). The host plans, ships the run's files once (ray.put), starts one actor per slot — per
+GPU (num_gpus=1; 1/N with --timing off and --jobs N) or per CPU — hands each job to an idle
+actor, writes the folder it gets back into OUT/jobs/<task id>/ once, and grades it there
+(kgb.runner.grade): the host alone grades and writes reports.
+
+Faults: an actor or node lost mid-job (Ray's actor/worker/node errors) drops that actor and runs
+the job again on another, at most MAX_RETRIES times; the lost attempts are recorded in the
+job's placement.json (and report.json), never graded. A job whose every attempt was lost is
+kgb's own failure (InfraError: exit 3, the finished jobs reported), never a verdict on the
+kernel. Stopping (Ctrl-C, SIGTERM): each busy actor is told to kill its job's sandbox, then
+every actor is closed and killed, and the driver leaves the cluster."""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from kgb import protocol as P
+from kgb.errors import BadInput, InfraError
+from kgb.jsonfiles import write_json_atomic
+from kgb.placement.files import pack, unpack
+from kgb.placement.ray_slot import Answer, Bundle, SlotActor, SlotSpec
+
+INSTALL_HINT = "install the extra: pip install -e '.[ray]'"
+MAX_RETRIES = 2  # a job runs at most 1 + MAX_RETRIES times
+READY_TIMEOUT_S = 180.0  # an actor that has no slot by then (resources taken) is dropped
+STOP_GRACE_S = 15.0  # after `stop`: time for the actor to kill its job's sandbox
+BUNDLE_CAP = 256 << 20
+
+
+def import_ray() -> Any:
+    try:
+        import ray
+    except ImportError:
+        raise BadInput(f"--ray needs Ray, which is not installed; {INSTALL_HINT}") from None
+    return ray
+
+
+@dataclass
+class _Actor:
+    handle: Any
+    name: str
+    node: str = ""
+    node_ip: str = ""
+    slot: str = ""
+
+
+class RayPlacement:
+    """Connect with `RayPlacement(address, device, jobs, timing)` (before planning: it tells
+    the run's device kind and slots), `open(ctx, jobs)` once the run's context exists, `run`
+    from the scheduler's threads, `close` always."""
+
+    def __init__(self, address: str, device: str, jobs: int = 1, timing: bool = True) -> None:
+        self.ray = import_ray()
+        self.address = address
+        self._connect(address)
+        resources = self.ray.cluster_resources()
+        gpus = int(resources.get("GPU", 0))
+        if device == "cuda" and not gpus:
+            raise BadInput(f"--ray {address} --device cuda: the cluster has no GPU")
+        self.kind = "cuda" if device == "cuda" or (device == "auto" and gpus) else "cpu"
+        if jobs < 1:
+            raise BadInput(f"--jobs {jobs}: give 1 or more")
+        if self.kind == "cuda":
+            if jobs != 1 and timing:
+                raise BadInput("--jobs on GPUs needs --timing off (timed runs take one job per "
+                               "GPU at a time, so no job's timings share a GPU)")
+            count = gpus * jobs
+        else:  # one actor per CPU of the cluster, or --jobs N of them
+            count = jobs if jobs > 1 else max(1, int(resources.get("CPU", 1)))
+        self.jobs_per_gpu = jobs if self.kind == "cuda" else 1
+        self.device = "cpu" if self.kind == "cpu" else "cuda:0"
+        self.slots: tuple[str, ...] = (self.device,) * count
+        # What a resumed run must match: the CPU, or the GPU model Ray detected on the nodes
+        # (its accelerator_type resource); the actors confirm it when they start.
+        models = sorted(k.split(":", 1)[1] for k in resources if k.startswith("accelerator_type:"))
+        if self.kind == "cuda" and len(models) > 1:
+            raise BadInput(f"--ray {address}: the cluster mixes GPU models ({', '.join(models)});"
+                           " one run judges one device model")
+        self.identity = "cpu" if self.kind == "cpu" else "cuda:" + (models[0] if models else "?")
+        self._actors: list[_Actor] = []
+        self._idle: queue.SimpleQueue[_Actor] = queue.SimpleQueue()
+        self._lock = threading.Lock()
+        self._live: set[str] = set()
+        self.retried: dict[str, tuple[P.Retry, ...]] = {}
+
+    def _connect(self, address: str) -> None:
+        """Join the cluster (`local`: start one here), or use the connection of a caller
+        that is already a Ray driver (an RL trainer), which is then left open."""
+        self._owned = not self.ray.is_initialized()
+        if not self._owned:
+            return
+        target = "local" if address == "local" else address
+        try:
+            self.ray.init(address=target, log_to_driver=False, logging_level=logging.ERROR,
+                          include_dashboard=False if target == "local" else None,
+                          configure_logging=True)
+        except (ConnectionError, ValueError, RuntimeError) as exc:
+            first = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else repr(exc)
+            raise BadInput(f"--ray {address}: cannot join the Ray cluster ({first}); start "
+                           f"one with `ray start --head`, or pass --ray local") from None
+
+    # ---------------------------------------------------------------- start and stop
+    def open(self, ctx, jobs: Iterable, actor_class: type = SlotActor) -> None:
+        """Ship the run's files once and start the actors; returns when they hold a slot.
+        `actor_class`: SlotActor, or a stand-in with its methods (scripts/bench_ray_driver.py's
+        jobs that sleep)."""
+        ray = self.ray
+        self.retried = {}
+        spec = SlotSpec(ctx.run_id, self.kind, ctx.sandbox.name, ctx.limits,
+                        str(ctx.submission_root), static=ctx.static, timing=ctx.timing,
+                        baselines=ctx.baselines, cuda_graph=ctx.cuda_graph)
+        tasks = {job.task.id: pack(job.task.folder, BUNDLE_CAP)[0] for job in jobs
+                 if job.kernel is not None}
+        bundle = ray.put(Bundle(tasks, pack(ctx.submission_root, BUNDLE_CAP)[0]))
+        remote = ray.remote(actor_class)
+        need = ({"num_gpus": 1.0 / self.jobs_per_gpu, "num_cpus": 1} if self.kind == "cuda"
+                else {"num_cpus": 1})
+        for i in range(len(self.slots)):
+            name = f"kgb-slot-{i}"
+            handle = remote.options(max_concurrency=2, max_restarts=0, max_task_retries=0,
+                                    **need).remote(spec, bundle, name)
+            self._actors.append(_Actor(handle, name))
+        pending = {a.handle.ready.remote(): a for a in self._actors}
+        deadline = time.monotonic() + READY_TIMEOUT_S
+        names = set()
+        while pending and time.monotonic() < deadline and not ctx.cancel.is_set():
+            done, _ = ray.wait(list(pending), num_returns=1, timeout=0.5)
+            for ref in done:
+                actor = pending.pop(ref)
+                try:
+                    actor.node, actor.node_ip, actor.slot, name = ray.get(ref)
+                except self.ray.exceptions.RayError as exc:
+                    raise InfraError(f"a Ray actor failed to start: {_one_line(exc)}") from None
+                names.add(name)
+                self._live.add(actor.name)
+                self._idle.put(actor)
+        for actor in pending.values():  # no slot for it in time: the run goes on without it
+            ray.kill(actor.handle)
+        if not self._live:
+            raise InfraError(f"--ray {self.address}: no actor got a {self.kind} slot within "
+                             f"{READY_TIMEOUT_S:g} s")
+        if len(names) > 1:
+            raise InfraError(f"--ray {self.address}: the cluster mixes devices "
+                             f"({', '.join(sorted(names))}); one run judges one device model")
+
+    def release(self) -> None:
+        """Every actor of the run closed (judges, sandboxes, node folders) and killed."""
+        ray = self.ray
+        closing = [a.handle.close.remote() for a in self._actors if a.name in self._live]
+        for ref in closing:
+            try:
+                ray.get(ref, timeout=STOP_GRACE_S)
+            except Exception:
+                pass
+        for actor in self._actors:
+            try:
+                ray.kill(actor.handle)
+            except Exception:
+                pass
+        self._actors, self._live = [], set()
+        self._idle = queue.SimpleQueue()
+
+    def close(self) -> None:
+        """The actors released; the driver leaves the cluster (a local one stops) unless the
+        connection was the caller's."""
+        try:
+            self.release()
+        finally:
+            if self._owned:
+                self.ray.shutdown()
+
+    def __enter__(self) -> RayPlacement:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ---------------------------------------------------------------- jobs
+    def run(self, job, ctx) -> P.JobRecord:
+        from kgb.runner.execute import JobCancelled
+
+        started = time.monotonic()
+        retries: list[P.Retry] = []
+        for _attempt in range(1 + MAX_RETRIES):
+            actor = self._take(ctx.cancel, job.task.id)
+            ref = actor.handle.run.remote(job)
+            try:
+                answer = self._wait(ref, actor, ctx.cancel, job.task.id)
+            except _Lost as lost:
+                self._drop(actor)
+                retries.append(P.Retry(actor.node, actor.slot, lost.reason))
+                continue
+            except JobCancelled:
+                raise
+            self._idle.put(actor)
+            return self._finish(job, ctx, answer, tuple(retries), started)
+        self.retried[job.task.id] = tuple(retries)
+        raise InfraError(f"job {job.task.id} was lost {len(retries)} times on Ray (" +
+                         "; ".join(r.reason for r in retries) + ")")
+
+    def _take(self, cancel: threading.Event, task_id: str) -> _Actor:
+        from kgb.runner.execute import JobCancelled
+
+        while True:
+            if cancel.is_set():
+                raise JobCancelled(task_id)
+            try:
+                actor = self._idle.get(timeout=0.2)
+            except queue.Empty:
+                if not self._live:
+                    raise InfraError("every Ray actor of the run was lost") from None
+                continue
+            if actor.name in self._live:
+                return actor
+
+    def _drop(self, actor: _Actor) -> None:
+        with self._lock:
+            self._live.discard(actor.name)
+        try:
+            self.ray.kill(actor.handle)
+        except Exception:
+            pass
+
+    def _wait(self, ref, actor: _Actor, cancel: threading.Event, task_id: str) -> Answer:
+        from kgb.runner.execute import JobCancelled
+
+        ray = self.ray
+        while not ray.wait([ref], timeout=0.2)[0]:
+            if cancel.is_set():
+                actor.handle.stop.remote()  # the actor kills its sandbox as on a timeout
+                try:
+                    ray.get(ref, timeout=STOP_GRACE_S)
+                except Exception:
+                    pass
+                raise JobCancelled(task_id)
+        try:
+            return ray.get(ref)
+        except ray.exceptions.RayTaskError as exc:  # raised by kgb's pipeline on the node
+            cause = getattr(exc, "cause", None)
+            if isinstance(cause, JobCancelled) or cancel.is_set():
+                raise JobCancelled(task_id) from None
+            # kgb's own failure on that node (its sandbox, its disk): another node may do
+            raise _Lost(f"{actor.name} on {actor.node_ip}: {_one_line(cause or exc)}") \
+                from None
+        except ray.exceptions.RayError as exc:  # the actor, its worker or its node is gone
+            if cancel.is_set():
+                raise JobCancelled(task_id) from None
+            raise _Lost(f"{actor.name} on {actor.node_ip}: {type(exc).__name__}: "
+                        f"{_one_line(exc)}") from None
+
+    def _finish(self, job, ctx, answer: Answer, retries: tuple[P.Retry, ...],
+                started: float) -> P.JobRecord:
+        """Write the job's folder once, from the successful attempt alone, and grade it."""
+        import shutil
+
+        from kgb.runner.grade import grade
+        from kgb.runner.journal import write_finished
+
+        job_dir: Path = ctx.out_dir / "jobs" / job.task.id
+        if job_dir.exists():
+            shutil.rmtree(job_dir)
+        unpack(answer.files, job_dir)
+        placement = P.Placement(answer.node, answer.node_ip, answer.slot, answer.actor, retries)
+        write_json_atomic(job_dir / P.PLACEMENT_FILE, P.to_json(placement), indent=1)
+        if retries:
+            self.retried[job.task.id] = retries
+        graded = time.monotonic()
+        record = grade(job_dir, ctx.out_dir)
+        record = replace(record, facts=replace(record.facts, placement=placement))
+        now = time.monotonic()
+        node = _node_phases(job_dir)
+        phases = P.HostPhases(node.static_s if node else 0.0, node.sandbox_s if node else 0.0,
+                              node.judge_s if node else 0.0, round(now - graded, 4),
+                              round(now - started, 4))
+        write_json_atomic(job_dir / P.PHASES_FILE, P.to_json(phases))
+        write_finished(job_dir, record)  # last: its presence marks the job finished
+        return record
+
+    def summary(self) -> dict[str, Any]:
+        """report.json's `ray` section: where the run ran, and the jobs run more than once."""
+        return {"address": self.address, "slots": len(self.slots),
+                "retried": {task: [P.to_json(r) for r in retries]
+                            for task, retries in sorted(self.retried.items())}}
+
+
+class _Lost(Exception):
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = P.cut(reason, 300)
+
+
+def _node_phases(job_dir: Path) -> P.HostPhases | None:
+    try:
+        return P.read(P.HostPhases, job_dir / P.PHASES_FILE, 1 << 16)
+    except P.ProtocolError:
+        return None
+
+
+def _one_line(exc: BaseException) -> str:
+    lines = [ln.strip() for ln in str(exc).splitlines() if ln.strip()]
+    return P.cut(lines[-1] if lines else type(exc).__name__, 200)

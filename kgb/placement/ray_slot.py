@@ -1,0 +1,173 @@
+"""The node side of a Ray run: one long-lived actor per device slot (a GPU Ray gave it, or one
+CPU). It holds its device and runs one job at a time there — its timing lock — through kgb's
+own pipeline (kgb.runner.execute.run_job: layer 1, the candidate in kgb's sandbox, the trusted
+judge on the same device), in a folder of its own on the node. It hands back the job's folder
+as files; the host alone grades and writes reports. Ray isolates nothing: the sandbox does."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import tempfile
+import threading
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from kgb import protocol as P
+from kgb.placement.files import Files, pack, unpack
+from kgb.sandbox.base import Limits
+
+# What a job's folder brings back to the host: every file the verdict rests on (JSON records
+# and capped logs, never more than RETURN_CAP), and the worker's outputs as evidence while they
+# fit in EVIDENCE_CAP — the judge compared them on the node already, the host grades without
+# them, and on a fleet they would be most of the network's bytes (docs/scale.md).
+RETURN_CAP = 256 << 20
+EVIDENCE_CAP = 16 << 20
+
+
+@dataclass(frozen=True)
+class SlotSpec:
+    """What every actor of a run shares (the host's JobContext, less what is node-local)."""
+
+    run_id: str
+    kind: str  # "cpu" or "cuda"
+    sandbox: str  # the backend the host resolved: the same sandbox as a local run
+    limits: Limits
+    host_submission: str  # the submission's root on the host, to place kernel paths
+    static: bool = True
+    timing: bool = True
+    baselines: str = "all"
+    cuda_graph: bool = False
+
+
+@dataclass(frozen=True)
+class Bundle:
+    """The run's files, put in Ray's object store once: task folders by task id, and the
+    unpacked submission."""
+
+    tasks: dict[str, Files]
+    submission: Files
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A finished job, as the actor hands it back."""
+
+    files: Files  # the job folder, verdict.json excluded: the host grades
+    left_out: tuple[str, ...]  # large outputs not brought back (judged on the node)
+    node: str
+    node_ip: str
+    slot: str
+    actor: str
+
+
+class SlotActor:
+    """Created through `ray.remote` by kgb.placement.ray_host; `max_concurrency=2` so that
+    `stop` can reach a running `run`."""
+
+    def __init__(self, spec: SlotSpec, bundle: Bundle, name: str) -> None:
+        import ray
+
+        self.name = name
+        self.spec = spec
+        self.slot = _claim_device(spec.kind, ray.get_gpu_ids())
+        context = ray.get_runtime_context()
+        self.node = context.get_node_id()
+        self.node_ip = ray.util.get_node_ip_address()
+        self.root = Path(tempfile.mkdtemp(prefix=f"kgb-ray-{spec.run_id}-"))
+        self.lock = threading.Lock()  # one job at a time on this slot
+        self.cancel = threading.Event()
+        self.stack = contextlib.ExitStack()
+        self.stack.callback(shutil.rmtree, self.root, True)
+        for task_id, files in bundle.tasks.items():
+            unpack(files, self.root / "tasks" / task_id)
+        unpack(bundle.submission, self.root / "submission")
+        self.ctx = self._context()
+
+    def _context(self):
+        from kgb.runner.execute import JobContext
+        from kgb.runner.judge_pool import JudgePool
+        from kgb.runner.verify import device_peaks
+        from kgb.sandbox.base import create_sandbox
+
+        run = self.root / "run"
+        run.mkdir()
+        sandbox = self.stack.enter_context(create_sandbox(self.spec.sandbox))
+        judges = self.stack.enter_context(JudgePool(run / "refcache", run / "judges.log"))
+        spec = self.spec
+        return JobContext(spec.run_id, run, sandbox, spec.limits, self.root / "submission",
+                          judges, cancel=self.cancel, static=spec.static,
+                          peaks=device_peaks((self.slot,)), timing=spec.timing,
+                          baselines=spec.baselines, cuda_graph=spec.cuda_graph)
+
+    def ready(self) -> tuple[str, str, str, str]:
+        """(node id, node IP, slot, device name): the actor is up and holds its device."""
+        return self.node, self.node_ip, self.slot, _device_name(self.slot)
+
+    def run(self, job) -> Answer:
+        from kgb.runner.execute import JobCancelled, run_job
+
+        with self.lock:
+            if self.cancel.is_set():
+                raise JobCancelled(job.task.id)
+            local = self._localize(job)
+            run_job(local, self.ctx)  # its verdict stays here: the host grades the files
+            job_dir = self.ctx.out_dir / "jobs" / job.task.id
+            try:
+                files, _ = pack(job_dir, RETURN_CAP, keep=lambda rel: rel != P.VERDICT_FILE
+                                and not rel.endswith(".safetensors"))
+                evidence, left = pack(job_dir, EVIDENCE_CAP,
+                                      keep=lambda rel: rel.endswith(".safetensors"),
+                                      optional=lambda _rel: True)
+                files.update(evidence)
+            finally:
+                shutil.rmtree(job_dir, ignore_errors=True)
+            return Answer(files, left, self.node, self.node_ip, self.slot, self.name)
+
+    def _localize(self, job):
+        """The host's job with this node's paths and this actor's device."""
+        task = replace(job.task, folder=self.root / "tasks" / job.task.id)
+        kernel = job.kernel
+        if kernel is not None:
+            rel = kernel.path.relative_to(self.spec.host_submission)
+            kernel = replace(kernel, path=self.root / "submission" / rel)
+        return replace(job, task=task, kernel=kernel, device=self.slot)
+
+    def stop(self) -> None:
+        """The run is stopping: the job in flight is killed as on a timeout (its sandbox's
+        process tree, its judge) and no further job starts here."""
+        self.cancel.set()
+
+    def close(self) -> None:
+        """Judges and sandbox closed, the node's folder removed."""
+        self.cancel.set()
+        with self.lock:
+            self.stack.close()
+
+
+def _claim_device(kind: str, gpu_ids: list) -> str:
+    """The slot's kgb device name. Ray hides every other GPU from the actor through
+    CUDA_VISIBLE_DEVICES; kgb addresses GPUs by their index in PCI order instead (the sandbox
+    binds /dev/nvidiaN, the worker and judge get cuda:N), so the actor maps Ray's id to that
+    index and leaves its children to choose through kgb's own device handling."""
+    if kind == "cpu":
+        return "cpu"
+    if len(gpu_ids) != 1:
+        raise RuntimeError(f"a kgb GPU slot needs exactly one GPU from Ray, got {gpu_ids}")
+    try:
+        index = int(gpu_ids[0])
+    except ValueError:
+        raise RuntimeError(f"Ray names this GPU {gpu_ids[0]!r}; kgb needs GPU indices "
+                           "(start the node without UUIDs in CUDA_VISIBLE_DEVICES)") from None
+    os.environ.pop("CUDA_VISIBLE_DEVICES", None)
+    os.environ["CUDA_DEVICE_ORDER"] = "PCI_BUS_ID"
+    return f"cuda:{index}"
+
+
+def _device_name(slot: str) -> str:
+    if slot == "cpu":
+        return "cpu"
+    import torch
+
+    return torch.cuda.get_device_name(int(slot.split(":")[1]))
