@@ -290,8 +290,11 @@ def tasks() -> None:
 @click.option("--level", type=click.IntRange(1, 3), default=None, help="Only this level.")
 @click.option("--direction", type=click.Choice(["forward", "backward"]), default=None)
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per task, in a list.")
+@click.option("--summary", "with_summary", is_flag=True,
+              help="Counts per precision (fp32 ... fp4) and category; with --json an object "
+                   "{tasks, summary}.")
 def tasks_list(tasks_dir: Path, category: str | None, source: str | None, level: int | None,
-               direction: str | None, as_json: bool) -> None:
+               direction: str | None, as_json: bool, with_summary: bool) -> None:
     """One line per task: id, category, level, dtypes, shapes."""
     import json
 
@@ -303,13 +306,24 @@ def tasks_list(tasks_dir: Path, category: str | None, source: str | None, level:
               and (source is None or t.source == source)
               and (level is None or t.level == level)
               and (direction is None or t.direction == direction)]
+    from kgb.tasks.coverage import summary
+
     if as_json:
-        click.echo(json.dumps([{"id": t.id, "category": t.category, "source": t.source,
-                                "level": t.level, "direction": t.direction,
-                                "dtypes": list(t.dtypes), "entry": t.entry,
-                                "signature": t.signature,
-                                "shapes": [s.name for s in t.shapes]}
-                               for t in sorted(chosen, key=lambda t: t.id)], indent=1))
+        rows = [{"id": t.id, "category": t.category, "source": t.source, "level": t.level,
+                 "direction": t.direction, "dtypes": list(t.dtypes), "entry": t.entry,
+                 "signature": t.signature, "shapes": [s.name for s in t.shapes],
+                 "precisions": list(t.precisions), "inplace": list(t.inplace)}
+                for t in sorted(chosen, key=lambda t: t.id)]
+        listing = {"tasks": rows, "summary": summary(chosen)} if with_summary else rows
+        click.echo(json.dumps(listing, indent=1))
+        return
+    if with_summary:
+        counts = summary(chosen)
+        click.echo(f"{counts['tasks']} task(s); per precision: " + ", ".join(
+            f"{tag} {n}" for tag, n in counts["precisions"].items()))
+        click.echo("per category: " + ", ".join(f"{c} {n}"
+                                                 for c, n in counts["categories"].items()))
+        click.echo(f"in place: {len(counts['inplace'])}")
         return
     print_task_table(chosen)
 

@@ -204,6 +204,9 @@ class JobSpec:
     cases: tuple[CaseSpec, ...]
     timing: bool = True  # on a GPU: time the standard cases after checking them
     cuda_graph: bool = False  # --cuda-graph: each timed call a CUDA-graph replay
+    # The task's in-place inputs (kgb.tasks.model.Task.inplace): after each call their memory
+    # is the call's outputs, and they are no input mutation (D201) or aliasing (D202).
+    inplace: tuple[int, ...] = ()
 
 
 # ------------------------------------------------------------------ worker → host

@@ -21,6 +21,7 @@ from kgb import protocol as P
 from kgb.anticheat import runtime_rules as RR
 from kgb.jsonfiles import write_json_atomic
 from kgb.judge import speed
+from kgb.judge.inplace import as_judged
 from kgb.judge.truth import as_outputs, compare_for_task
 from kgb.tasks.casegen import call_inputs, fingerprint, load_module
 from kgb.tasks.loader import load_task
@@ -34,7 +35,8 @@ def judge_job(request: P.JudgeRequest, cache_dir: Path) -> P.JudgeResult:
     bind_device(request.device)
     task = load_task(Path(request.task_dir))
     inputs_module = load_module(task.inputs_path, "kgb_task_inputs")
-    reference = load_module(task.reference_path, "kgb_task_reference")
+    raw_reference = load_module(task.reference_path, "kgb_task_reference")
+    reference = as_judged(raw_reference, task.inplace)  # an in-place task's, on clones
     job = _Job(request, task, inputs_module, reference, cache_dir / task.id)
     claims = {c.id: c for c in request.claims}
     clock.lap("load")
@@ -42,7 +44,7 @@ def judge_job(request: P.JudgeRequest, cache_dir: Path) -> P.JudgeResult:
     clock.lap("cases", job.seconds)
     rechecked = speed.recheck(request, task, inputs_module, reference, None)
     clock.lap("recheck")
-    baselines = speed.baselines(request, inputs_module, reference)
+    baselines = speed.baselines(request, inputs_module, raw_reference)  # timed in place
     clock.lap("baselines")
     result = P.JudgeResult(cases, rechecked, baselines, tuple(clock.phases))
     write_json_atomic(Path(request.job_dir) / P.JUDGE_FILE, P.to_json(result))
@@ -81,7 +83,7 @@ class _PhaseClock:
 
 class _Job:
     def __init__(self, request: P.JudgeRequest, task: Task, inputs_module: ModuleType,
-                 reference: ModuleType, cache: Path) -> None:
+                 reference: Any, cache: Path) -> None:
         self.request, self.task = request, task
         self.inputs_module, self.reference, self.cache = inputs_module, reference, cache
         self.out_dir = Path(request.job_dir) / P.OUT_DIR

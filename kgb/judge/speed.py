@@ -27,7 +27,8 @@ BASELINE_BUDGET_MS = 200.0
 
 
 def recheck(request: P.JudgeRequest, task: Task, inputs_module: ModuleType,
-            reference: ModuleType, load: Any) -> tuple[P.TimedCheck, ...]:
+            reference: Any, load: Any) -> tuple[P.TimedCheck, ...]:
+    """`reference`: the module as judged (kgb.judge.inplace.as_judged)."""
     from kgb.judge.judge import load_outputs
 
     specs = {c.id: (i, c) for i, c in enumerate(request.cases)}

@@ -153,7 +153,7 @@ def _run(job: Job, plan: P.PlanRecord, job_dir: Path, ctx: JobContext, limits: L
         kernel_path=str(job.kernel.path), entry=job.entry,
         device="cpu" if interpreter else "cuda:0",  # inside the sandbox: the one visible GPU
         interpreter=interpreter, out_dir=str(out), cases=plan.cases, timing=plan.timing,
-        cuda_graph=plan.cuda_graph)
+        cuda_graph=plan.cuda_graph, inplace=job.task.inplace)
     write_json_atomic(job_dir / P.JOB_FILE, P.to_json(spec), indent=1)
     gpu = None if interpreter else int(job.device.split(":")[1])
     before = snapshot(gpu) if gpu is not None else None

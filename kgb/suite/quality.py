@@ -32,6 +32,7 @@ from pathlib import Path
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
+from kgb.judge.inplace import as_judged
 from kgb.judge.truth import as_outputs, compare_for_task
 from kgb.tasks.casegen import generate_inputs, load_module
 from kgb.tasks.loader import load_suite, load_task
@@ -53,7 +54,9 @@ class TaskProbe:
     def __init__(self, task: Task) -> None:
         self.task = task
         self.inputs = load_module(task.inputs_path, f"kgb_q_inputs_{id(task)}")
-        self.reference = load_module(task.reference_path, f"kgb_q_reference_{id(task)}")
+        # an in-place task's reference and baseline run on clones (kgb.judge.inplace)
+        self.reference = as_judged(load_module(task.reference_path,
+                                               f"kgb_q_reference_{id(task)}"), task.inplace)
 
     def make(self, case: Case) -> tuple:
         return generate_inputs(self.inputs, case.shape.as_dict(), case.dtype, case.mode,
@@ -144,6 +147,9 @@ def check_degenerate(probe: TaskProbe, cases: list[Case]) -> list[Problem]:
             if name == "bfloat16-rounded" and case.dtype != "float32":
                 continue
             outputs = mutate(ref, inputs, other)
+            if name == "input passthrough" and probe.task.inplace:
+                # in place, passing through is leaving the declared inputs as they were
+                outputs = [inputs[i].clone() for i in probe.task.inplace]
             if outputs is None:
                 continue
             applicable[name] = True
@@ -184,16 +190,32 @@ def check_solution(probe: TaskProbe, cases: list[Case]) -> list[Problem]:
     entry = getattr(module, task.entry)
     for case in cases:
         inputs = probe.make(case)
+        # In place: on clones (the judge compares against the untouched inputs); the declared
+        # inputs' memory is the answer, as in the worker (kgb.worker.outputs.held_inplace).
+        given = tuple(v.clone() if isinstance(v, torch.Tensor) else v for v in inputs)
+        held = [given[i].detach() for i in task.inplace]
         try:
-            outputs = as_outputs(entry(*inputs))
+            returned = entry(*given)
+            outputs = held if task.inplace else as_outputs(returned)
         except Exception as exc:
             problems.append(Problem(task.id, f"solution raised on {case.id}: "
                                              f"{type(exc).__name__}: {str(exc)[:200]}"))
             continue
+        written = [j for j, (a, b) in enumerate(zip(given, inputs)) if isinstance(a, torch.Tensor)
+                   and j not in task.inplace and not _same_bytes(a, b)]
+        if written:
+            problems.append(Problem(task.id, f"solution modifies input {written[0]} on "
+                                             f"{case.id} (D201)"))
         why = probe.judge(outputs, inputs, case.dtype)
         if why is not None:
             problems.append(Problem(task.id, f"solution fails {case.id}: {why[:300]}"))
     return problems
+
+
+def _same_bytes(a: torch.Tensor, b: torch.Tensor) -> bool:
+    """Bit equality (NaN inputs equal themselves)."""
+    return a.shape == b.shape and a.dtype == b.dtype and torch.equal(
+        a.contiguous().view(-1).view(torch.uint8), b.contiguous().view(-1).view(torch.uint8))
 
 
 def check_glue_only(probe: TaskProbe, cases: list[Case]) -> list[Problem]:

@@ -17,6 +17,7 @@ from kgb.tasks.model import (
     DTYPES,
     GLUE_POLICIES,
     INPUT_MODES,
+    PRECISIONS,
     SHAPE_TAGS,
     ShapeSpec,
     Task,
@@ -127,6 +128,11 @@ def _parse(raw: dict[str, Any], folder: Path, where: Path) -> Task:
     if glue not in GLUE_POLICIES:
         raise fail(f"glue {glue!r} is not one of {', '.join(GLUE_POLICIES)} (\"views\": host "
                    "code may not copy tensor data, for a task whose answer is a re-layout)")
+    inplace = _parse_inplace(raw, fail)
+    extra = raw.get("precisions", [])
+    if not isinstance(extra, list) or any(p not in PRECISIONS for p in extra):
+        raise fail(f"precisions must be a list of {', '.join(PRECISIONS)} (what the task "
+                   "produces or consumes beyond its dtypes)")
     if raw["category"] == "Random" and seed_input is None:
         raise fail("Random tasks need [random] seed_input (the index of the seed argument): "
                    "kgb checks that the same seed repeats and another seed differs")
@@ -139,8 +145,29 @@ def _parse(raw: dict[str, Any], folder: Path, where: Path) -> Task:
         flops=raw["cost"]["flops"], bytes=raw["cost"]["bytes"], compare=compare, modes=modes,
         forbid=tuple(raw.get("forbid", ())), strided_inputs=tuple(strided),
         deterministic=deterministic, strict_tolerance=strict, seed_input=seed_input, glue=glue,
-        folder=folder.resolve(),
+        inplace=inplace, extra_precisions=tuple(extra), folder=folder.resolve(),
     )
+
+
+def _parse_inplace(raw: dict[str, Any], fail) -> tuple[int, ...]:
+    """`inplace`: the 0-based indices of the inputs the entry updates in place (distinct, in
+    the signature's range); the order is the order of the outputs they become."""
+    from kgb.tasks.skeleton import entry_params
+
+    value = raw.get("inplace", [])
+    if not isinstance(value, list) or not all(
+            isinstance(i, int) and not isinstance(i, bool) and i >= 0 for i in value):
+        raise fail("inplace must be a list of 0-based input indices (the inputs the entry "
+                   "updates in place), e.g. inplace = [0, 2]")
+    if len(set(value)) != len(value):
+        raise fail(f"inplace lists an input twice: {value}")
+    params = entry_params(str(raw["signature"]))
+    if value and params and max(value) >= len(params):
+        raise fail(f"inplace index {max(value)} is past the signature's {len(params)} "
+                   f"argument(s)")
+    if value and raw.get("compare", "allclose") == "statistical":
+        raise fail("inplace is not supported on statistical (Random) tasks")
+    return tuple(value)
 
 
 def _parse_shape(raw: dict[str, Any], fail) -> ShapeSpec:

@@ -22,6 +22,10 @@ INPUT_MODES = ("standard", "outlier")
 # input, `clone`, `copy_`); "views" makes every such copy compute, for a task whose answer is a
 # re-layout: there PyTorch's copy is the answer and a Triton memcpy would only carry it out.
 GLUE_POLICIES = ("copies", "views")
+# Precision coverage (issue 27): the tags `kgb tasks list --json` counts. int32/int64 are
+# indices and accumulators, not a precision a kernel is asked to compute in.
+PRECISIONS = ("fp32", "fp16", "bf16", "fp8", "int8", "int4", "fp4")
+PRECISION_OF_DTYPE = {"float32": "fp32", "float16": "fp16", "bfloat16": "bf16", "int8": "int8"}
 ITEMSIZE = {"float32": 4, "float16": 2, "bfloat16": 2, "int8": 1, "int32": 4, "int64": 8}
 
 
@@ -74,6 +78,13 @@ class Task:
     strict_tolerance: bool = False
     seed_input: int | None = None  # Random tasks: the index of the seed argument
     glue: str = "copies"  # GLUE_POLICIES
+    # The in-place output contract (docs/tasks.md, "In-place tasks"): indices of the inputs the
+    # entry updates in place, as real optimizers do. After the call those inputs' memory is
+    # the output (in this order); writes to any other input are still D201.
+    inplace: tuple[int, ...] = ()
+    # Precisions the task exercises beyond its dtypes (what a quantizer produces or a
+    # dequantizer consumes: fp8, int4, fp4), declared in task.toml as `precisions`.
+    extra_precisions: tuple[str, ...] = ()
     folder: Path = field(default=Path("."), compare=False)
 
     @property
@@ -89,6 +100,14 @@ class Task:
     @property
     def solution_path(self) -> Path:
         return self.folder / "solution.py"
+
+    @property
+    def precisions(self) -> tuple[str, ...]:
+        """The precision tags of `kgb tasks list` (PRECISIONS order): the dtypes it runs, and
+        what it declares beyond them."""
+        tags = {PRECISION_OF_DTYPE[d] for d in self.dtypes if d in PRECISION_OF_DTYPE}
+        tags |= set(self.extra_precisions)
+        return tuple(p for p in PRECISIONS if p in tags)
 
     def tolerance_for(self, dtype: str) -> Tolerance:
         return dict(self.tolerance)[dtype]

@@ -25,6 +25,19 @@ def unknown_task(task_id: str, known, what: str = "unknown task id") -> str:
             "tasks: add --tasks DIR)")
 
 
+def inplace_contract(task: Task) -> str:
+    """The in-place output contract in words (docs/tasks.md, "In-place tasks")."""
+    from kgb.tasks.skeleton import entry_params
+
+    params = entry_params(task.signature)
+    names = ", ".join(params[i] if i < len(params) else f"input {i}" for i in task.inplace)
+    return ("\nUpdate IN PLACE the memory of these inputs: " + names + " (the entry may return "
+            "None or\nthose tensors; whatever it returns is ignored: after the call kgb reads "
+            "those inputs'\nmemory as the outputs). Modify no other input, and do not rebind "
+            "them (set_, resize_):\na fresh tensor with the answer leaves the inputs unchanged "
+            "and fails.")
+
+
 def render_spec(task: Task) -> str:
     shapes = "\n".join(
         f"  - {s.name}: " + ", ".join(f"{k}={v}" for k, v in s.dims) + f"  [{', '.join(s.tags)}]"
@@ -35,6 +48,7 @@ def render_spec(task: Task) -> str:
             "\nThis task's answer is a re-layout: host code may not copy tensor data either (no\n"
             ".contiguous() of a strided tensor, clone, copy_, reshape of a non-viewable tensor):\n"
             "read the inputs through their strides in your kernel.")
+    contract = "Do not modify the inputs." if not task.inplace else inplace_contract(task)
     return f"""# {task.id}  ({task.category}, level {task.level}, {task.direction})
 
 {task.description}
@@ -42,7 +56,7 @@ def render_spec(task: Task) -> str:
 Define: {task.signature}
 The entry function `{task.entry}` must compute the result with @triton.jit kernel(s) of its own
 file, launched as kernel[grid](...). Host code may only allocate outputs, query shapes/strides/
-dtypes and make views; PyTorch compute on the host is rejected. Do not modify the inputs.{glue}
+dtypes and make views; PyTorch compute on the host is rejected. {contract}{glue}
 
 dtypes: {', '.join(task.dtypes)}
 inputs: {', '.join(task.modes)} distributions (outlier: a few elements amplified by orders of

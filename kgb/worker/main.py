@@ -31,6 +31,7 @@ from kgb.worker.jit_globals import non_constexpr_globals
 from kgb.worker.outputs import (
     aliases,
     as_items,
+    held_inplace,
     mutated,
     out_of_room,
     poison_allocator,
@@ -215,6 +216,7 @@ class _CallRunner:
         base: dict[str, Any] = dict(index=call_index, kind=call.kind,
                                     input_fingerprint=fingerprint(inputs))
         originals = [t.clone() if isinstance(t, torch.Tensor) else None for t in inputs]
+        held = held_inplace(inputs, spec.inplace)  # an in-place task's outputs-to-be
         poison_allocator(inputs, spec.device)
         self.counter.reset(ghost=call.kind == P.CallKind.GHOST)
         start = _perf_counter()
@@ -246,10 +248,11 @@ class _CallRunner:
         launches = self.counter.count
         base.update(self.counter.launch_evidence())  # threat 34
         self.counter.reset()
-        items = as_items(returned)
+        # In place, what the entry returned is not the answer: the declared inputs' memory is.
+        items = held if spec.inplace else as_items(returned)
         types = type_names(items)
         evidence: dict[str, Any] = dict(output_types=types, launches=launches, wall_s=wall_s,
-                                        mutated_inputs=mutated(inputs, originals),
+                                        mutated_inputs=mutated(inputs, originals, spec.inplace),
                                         torch_ops=torch_ops, kernels=kernels,
                                         copy_ops=tuple(sorted(self.trace.copies)))
         if any(t != P.PLAIN_TENSOR for t in types):
@@ -269,8 +272,9 @@ class _CallRunner:
             time.sleep(P.LATE_WRITE_WAIT_S)
             self.sync()
             evidence["late_write"] = outputs_fingerprint(outputs) != settled
-        return P.CallRecord(status=P.CaseStatus.RETURNED, outputs=metas,
-                            aliases=aliases(outputs, inputs), **base, **evidence), inputs
+        found = aliases(outputs, inputs, spec.inplace)
+        return P.CallRecord(status=P.CaseStatus.RETURNED, outputs=metas, aliases=found, **base,
+                            **evidence), inputs
 
 
 def _keep_traceback(spec: P.JobSpec, progress: _Progress, exc: BaseException) -> None:

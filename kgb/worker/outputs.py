@@ -40,25 +40,37 @@ def _span(t: torch.Tensor) -> tuple[int, int]:
     return storage.data_ptr(), storage.data_ptr() + storage.nbytes()
 
 
-def aliases(outputs: tuple[torch.Tensor, ...],
-            inputs: tuple[Any, ...]) -> tuple[tuple[int, int], ...]:
-    """(output index, input index) pairs whose storages overlap (threat 10)."""
-    tensors = [t for t in inputs if isinstance(t, torch.Tensor)]
+def aliases(outputs: tuple[torch.Tensor, ...], inputs: tuple[Any, ...],
+            inplace: tuple[int, ...] = ()) -> tuple[tuple[int, int], ...]:
+    """(output index, input index) pairs whose storages overlap (threat 10). An in-place
+    task's output k IS input inplace[k]: that one pair, and only it, is the contract."""
     found = []
     for i, out in enumerate(outputs):
         lo, hi = _span(out)
-        for j, inp in enumerate(tensors):
+        for j, inp in enumerate(inputs):
+            if not isinstance(inp, torch.Tensor) or (i < len(inplace) and inplace[i] == j):
+                continue
             ilo, ihi = _span(inp)
             if lo < ihi and ilo < hi and hi > lo:
                 found.append((i, j))
     return tuple(found)
 
 
-def mutated(inputs: tuple[Any, ...], originals: list[Any]) -> tuple[int, ...]:
-    """Indices of inputs whose bytes differ from the clone taken before the call (threat 9)."""
+def held_inplace(inputs: tuple[Any, ...], inplace: tuple[int, ...]) -> tuple[torch.Tensor, ...]:
+    """Aliases of an in-place task's declared inputs, taken BEFORE the call: after it they
+    are the outputs. An alias keeps the memory kgb handed over, so a candidate that rebinds
+    the input (`p.set_(fresh)`, `resize_`) instead of writing it in place leaves the alias
+    unchanged, and wrong."""
+    return tuple(inputs[i].detach() for i in inplace)
+
+
+def mutated(inputs: tuple[Any, ...], originals: list[Any],
+            inplace: tuple[int, ...] = ()) -> tuple[int, ...]:
+    """Indices of inputs whose bytes differ from the clone taken before the call (threat 9);
+    the inputs an in-place task declares are meant to change."""
     changed = []
     for j, (now, before) in enumerate(zip(inputs, originals)):
-        if before is None:
+        if before is None or j in inplace:
             continue
         same = now.shape == before.shape and now.dtype == before.dtype and torch.equal(
             now.detach().contiguous().view(-1).view(torch.uint8),

@@ -15,7 +15,7 @@ from kgb.bench.l2 import L2Reset
 from kgb.bench.profiler import profile_call
 from kgb.bench.timer import capture_clocks, output_bytes, time_loop
 from kgb.tasks.casegen import call_inputs, outputs_fingerprint, timed_seed
-from kgb.worker.outputs import as_items, out_of_room, save_outputs, type_names
+from kgb.worker.outputs import as_items, held_inplace, out_of_room, save_outputs, type_names
 
 capture = capture_clocks
 
@@ -50,7 +50,16 @@ def _time_case(spec: P.JobSpec, index: int, case: P.CaseSpec, task_inputs: Any,
                            spec.layout_inputs, spec.seed_input, spec.device,
                            timed_seed(case.seed, rep))
 
-    loop = time_loop(lambda inputs: entry(*inputs), inputs_for, reset=reset,
+    def call(inputs: tuple) -> Any:
+        if not spec.inplace:
+            return entry(*inputs)
+        # In place: each repetition's fresh inputs are its own state (nothing compounds, no
+        # clone in the window); the aliases taken before the call are what it wrote.
+        held = held_inplace(inputs, spec.inplace)
+        entry(*inputs)
+        return held
+
+    loop = time_loop(call, inputs_for, reset=reset,
                      mark=lambda what: channel.mark(f"{what} {case.id}"), graph=spec.cuda_graph)
     prints = [outputs_fingerprint(as_items(out)) for out in loop.outputs]
     nbytes = output_bytes(loop.outputs[0]) if loop.outputs else 0

@@ -1,0 +1,250 @@
+"""The in-place output contract (task.toml `inplace`, docs/tasks.md "In-place tasks"): a task
+names the inputs its entry updates in place, as real optimizers do; after each call the
+worker takes those inputs' memory (aliases taken before the call) as the outputs, writes to
+any OTHER input stay D201, and the judge and the suite-quality check run the reference on
+clones. The cheating fixtures run the real pipeline (process sandbox, CPU interpreter) on the
+tiny shape of optimizer.sgd_momentum_inplace."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import textwrap
+from pathlib import Path
+
+import pytest
+import torch
+from conftest import ROOT, run_kgb, write_submission
+
+from kgb.errors import TaskError
+from kgb.judge.inplace import as_judged, out_of_place
+from kgb.tasks.loader import load_suite, load_task
+from kgb.tasks.model import PRECISIONS
+from kgb.tasks.spec import render_spec
+from kgb.worker.outputs import aliases, held_inplace, mutated
+
+SGD = ROOT / "tasks/Optimizer/sgd_momentum_inplace"
+TASK_ID = "optimizer.sgd_momentum_inplace"
+
+
+# ------------------------------------------------------------------ the task field
+def _with_inplace(tmp_path: Path, value: str) -> Path:
+    folder = tmp_path / "sgd"
+    shutil.copytree(SGD, folder)
+    toml = folder / "task.toml"
+    toml.write_text(re.sub(r"^inplace = .*$", value, toml.read_text(), flags=re.M))
+    return folder
+
+
+@pytest.mark.parametrize("value, message", [
+    ('inplace = "p"', "inplace must be a list of 0-based input indices"),
+    ("inplace = [0, -1]", "inplace must be a list of 0-based input indices"),
+    ("inplace = [true]", "inplace must be a list of 0-based input indices"),
+    ("inplace = [0, 0]", "inplace lists an input twice"),
+    ("inplace = [0, 3]", "inplace index 3 is past the signature's 3 argument"),
+])
+def test_bad_inplace_values_are_one_clear_error(tmp_path, value, message):
+    with pytest.raises(TaskError, match=re.escape(message)) as caught:
+        load_task(_with_inplace(tmp_path, value))
+    assert "\n" not in str(caught.value)
+
+
+def test_the_contract_is_shown_to_generators():
+    spec = render_spec(load_task(SGD))
+    assert "Update IN PLACE the memory of these inputs: p, buf" in spec
+    assert "Do not modify the inputs." not in spec
+    assert "Do not modify the inputs." in render_spec(load_task(ROOT / "tasks/Math/addcmul"))
+
+
+# ------------------------------------------------------------------ worker evidence
+def test_only_the_declared_pairs_are_exempt_from_aliasing_and_mutation():
+    p, g, buf = torch.zeros(4), torch.zeros(4), torch.zeros(4)
+    inputs = (p, g, buf, 3)
+    before = [t.clone() if isinstance(t, torch.Tensor) else None for t in inputs]
+    held = held_inplace(inputs, (0, 2))
+    p += 1
+    buf += 1
+    g += 1  # not declared
+    assert mutated(inputs, before, (0, 2)) == (1,)
+    assert mutated(inputs, before) == (0, 1, 2)
+    assert aliases(held, inputs, (0, 2)) == ()
+    assert aliases(held, inputs) == ((0, 0), (1, 2))
+    # an output that is another input than its own is still aliasing (D202)
+    assert aliases((g.detach(), buf.detach()), inputs, (0, 2)) == ((0, 1),)
+
+
+def test_held_aliases_keep_the_memory_handed_over():
+    """`p.data = fresh` (or `p.set_(fresh)`) rebinds the input instead of writing it: the
+    tensor object then shows the answer, the alias the memory kgb handed over, unchanged."""
+    p, q = torch.zeros(4), torch.zeros(4)
+    (alias,) = held_inplace((p,), (0,))
+    (alias_q,) = held_inplace((q,), (0,))
+    p.data = torch.ones(4)
+    q.set_(torch.ones(4))
+    assert torch.equal(p, torch.ones(4)) and torch.equal(alias, torch.zeros(4))
+    assert torch.equal(alias_q, torch.zeros(4))
+
+
+# ------------------------------------------------------------------ the judge
+def test_the_reference_runs_on_clones_and_its_declared_inputs_are_the_outputs():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("sgd_ref", SGD / "reference.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    p, g, buf = torch.randn(3, 5), torch.randn(3, 5), torch.randn(3, 5)
+    kept = (p.clone(), g.clone(), buf.clone())
+    judged = as_judged(module, (0, 2))
+    p_new, buf_new = judged.reference(p, g, buf)
+    assert all(torch.equal(a, b) for a, b in zip((p, g, buf), kept))  # judge's inputs untouched
+    assert torch.allclose(buf_new, 0.9 * buf + 0.9 * (g + 5e-4 * p))
+    assert torch.allclose(p_new, p - 0.01 * buf_new)
+    assert judged.baseline(p, g, buf)[0].shape == p.shape
+    assert as_judged(module, ()) is module  # out-of-place tasks are untouched
+    assert out_of_place(lambda x: x.add_(1), (0,))(p)[0].data_ptr() != p.data_ptr()
+
+
+# ------------------------------------------------------------------ suite quality
+def test_quality_probes_leave_inputs_unchanged_and_catch_an_out_of_place_solution(tmp_path):
+    from kgb.suite import quality as Q
+
+    task = load_task(SGD)
+    probe = Q.TaskProbe(task)
+    cases = Q._cases(task, False)
+    assert Q.check_degenerate(probe, cases) == []
+    case = cases[0]
+    inputs = probe.make(case)
+    unchanged = [inputs[i].clone() for i in task.inplace]  # the in-place "passthrough"
+    assert probe.judge(unchanged, inputs, case.dtype) is not None
+    folder = tmp_path / "sgd"
+    shutil.copytree(SGD, folder)
+    (folder / "solution.py").write_text(OUT_OF_PLACE)
+    problems = Q.check_solution(Q.TaskProbe(load_task(folder)), cases[:1])
+    assert problems and "solution fails" in problems[0].what
+    (folder / "solution.py").write_text(WRITES_G)
+    problems = Q.check_solution(Q.TaskProbe(load_task(folder)), cases[:1])
+    assert any("modifies input 1" in p.what for p in problems)
+
+
+# ------------------------------------------------------------------ the pipeline
+KERNEL = '''
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _k(p_ptr, g_ptr, buf_ptr, p_out, buf_out, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    p = tl.load(p_ptr + offs, mask=m).to(tl.float32)
+    g = tl.load(g_ptr + offs, mask=m).to(tl.float32)
+    buf = tl.load(buf_ptr + offs, mask=m).to(tl.float32)
+    d = g + 5e-4 * p
+    buf = 0.9 * buf + 0.9 * d
+    tl.store(buf_out + offs, buf.to(buf_out.dtype.element_ty), mask=m)
+    tl.store(p_out + offs, (p - 0.01 * buf).to(p_out.dtype.element_ty), mask=m)
+'''
+
+# Right values, in new tensors: p and buf are left as they were.
+OUT_OF_PLACE = KERNEL + textwrap.dedent('''
+    def run(p, g, buf):
+        p_new, buf_new = torch.empty_like(p), torch.empty_like(buf)
+        _k[(triton.cdiv(p.numel(), 64),)](p, g, buf, p_new, buf_new, p.numel(), BLOCK=64)
+        return p_new, buf_new
+''')
+
+# In place, and the gradient zeroed too (an undeclared input).
+WRITES_G = KERNEL + textwrap.dedent('''
+    @triton.jit
+    def _zero(x_ptr, n, BLOCK: tl.constexpr):
+        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        tl.store(x_ptr + offs, tl.zeros([BLOCK], tl.float32).to(x_ptr.dtype.element_ty),
+                 mask=offs < n)
+
+
+    def run(p, g, buf):
+        _k[(triton.cdiv(p.numel(), 64),)](p, g, buf, p, buf, p.numel(), BLOCK=64)
+        _zero[(triton.cdiv(g.numel(), 64),)](g, g.numel(), BLOCK=64)
+''')
+
+# In place over the first half of the elements only.
+HALF = KERNEL + textwrap.dedent('''
+    def run(p, g, buf):
+        half = p.numel() // 2
+        _k[(triton.cdiv(half, 64),)](p, g, buf, p, buf, half, BLOCK=64)
+''')
+
+# The answer in fresh tensors, then the inputs rebound to them (not written in place):
+# `.data =` dispatches no op the trace sees (`set_` would be D206), and the tensor objects
+# kgb handed over now hold the answer; their memory does not.
+REBOUND = KERNEL + textwrap.dedent('''
+    def run(p, g, buf):
+        p_new, buf_new = torch.empty_like(p), torch.empty_like(buf)
+        _k[(triton.cdiv(p.numel(), 64),)](p, g, buf, p_new, buf_new, p.numel(), BLOCK=64)
+        p.data = p_new
+        buf.data = buf_new
+''')
+
+
+def _verdict(tmp_path: Path, source: str, monkeypatch):
+    from kgb.runner import execute
+    from kgb.runner.execute import JobContext, run_job
+    from kgb.runner.judge_pool import JudgePool
+    from kgb.runner.plan import plan_jobs
+    from kgb.sandbox import Limits, create_sandbox
+    from kgb.submission import load_submission
+
+    monkeypatch.setattr(execute, "static_findings", lambda source, job: [])
+    sub_dir = write_submission(tmp_path / "sub", {TASK_ID: source})
+    out = tmp_path / "out"
+    submission = load_submission(sub_dir, out / "submission")
+    suite = {TASK_ID: load_task(SGD)}  # not the whole suite: others' tasks may be mid-edit
+    job = plan_jobs(suite, submission, "cpu", 4321, only=(TASK_ID,))[0]
+    keep = ("tiny-float32-standard", "tiny-bfloat16-outlier")  # a job is ~15 s on 2 cores
+    job = type(job)(job.task, job.kernel, tuple(c for c in job.cases if c.id in keep),
+                    job.device)
+    with JudgePool(out / "refcache", out / "judges.log") as judges:
+        ctx = JobContext("test", out, create_sandbox("process"), Limits(wall_time_s=300),
+                         submission.root, judges)
+        return run_job(job, ctx).verdict
+
+
+@pytest.mark.slow
+def test_honest_in_place_kernel_passes(tmp_path, monkeypatch):
+    verdict = _verdict(tmp_path, (SGD / "solution.py").read_text(), monkeypatch)
+    assert verdict.verdict == "passed", verdict.message
+    assert verdict.coverage()["passed"] == verdict.coverage()["cases"] > 0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("source, verdict, rule", [
+    (WRITES_G, "rejected", "D201"),
+    (OUT_OF_PLACE, "incorrect", None),
+    (HALF, "incorrect", None),
+    (REBOUND, "incorrect", None),  # the alias shows the memory kgb handed over
+], ids=["writes-undeclared-input", "fresh-tensors", "half-in-place", "rebinds-inputs"])
+def test_in_place_cheats_do_not_pass(tmp_path, monkeypatch, source, verdict, rule):
+    got = _verdict(tmp_path, source, monkeypatch)
+    assert got.verdict != "passed", got.message
+    if verdict is not None:
+        assert got.verdict == verdict, got.message
+    if rule is not None:
+        assert got.rule == rule, got.message
+
+
+# ------------------------------------------------------------------ precision coverage
+def test_tasks_list_tags_precisions_and_counts_them():
+    done = run_kgb("tasks", "list", "--json", "--summary")
+    assert done.returncode == 0, done.stderr
+    listing = json.loads(done.stdout)
+    suite = load_suite(ROOT / "tasks")
+    tags = {t["id"]: t["precisions"] for t in listing["tasks"]}
+    assert tags[TASK_ID] == ["fp32", "fp16", "bf16"]
+    assert listing["tasks"][0]["inplace"] is not None
+    counts = listing["summary"]["precisions"]
+    assert set(counts) == set(PRECISIONS)
+    for p in PRECISIONS:
+        assert counts[p] == sum(p in t.precisions for t in suite.values())
+        assert counts[p] > 0, f"no task exercises {p}"
