@@ -17,7 +17,12 @@ from kgb.worker.custom_ops import (
     is_pytorch_op,
     runs_python,
 )
-from kgb.worker.launch_args import MAX_NOTES, KernelBodyWatch, refused_arguments
+from kgb.worker.launch_args import (
+    MAX_NOTES,
+    KernelBodyWatch,
+    refused_arguments,
+    refused_callables,
+)
 
 
 class LaunchCounter:
@@ -26,8 +31,10 @@ class LaunchCounter:
 
     A launch goes through JITFunction.run / InterpretedFunction.run (`kernel[grid](...)`,
     autotune and heuristics wrappers, torch.library's wrap_triton) or, for a compiled kernel
-    obtained from `kernel.warmup(...)` (Triton's softmax tutorial), through
-    CompiledKernel.__getitem__; warm-up calls are not launches."""
+    (`kernel.warmup(...)`, Triton's softmax tutorial), through CompiledKernel.run, which its
+    `[grid]` launcher calls too; warm-up calls are not launches. The interpreter's
+    GridExecutor called directly, past InterpretedFunction.run, is refused: a launch is
+    screened, counted and watched, or it does not run."""
 
     def __init__(self, kernel_path: str, trace: DispatchTrace | None = None) -> None:
         self.kernel_path = os.path.realpath(kernel_path)
@@ -37,6 +44,7 @@ class LaunchCounter:
         self.trace = trace  # paused while a Triton launch runs (its own aten ops are not ours)
         self.refused: set[str] = set()  # launch arguments no compiled kernel takes (threat 34)
         self.body = KernelBodyWatch()  # PyTorch run by interpreted kernel bodies (threat 34)
+        self.inside = 0  # launches in progress through JITFunction/InterpretedFunction.run
 
     def reset(self, ghost: bool = False) -> None:
         """Start counting a new call; `ghost`: own-file launches do nothing (ghost replay)."""
@@ -50,16 +58,31 @@ class LaunchCounter:
         return {"host_arguments": tuple(sorted(self.refused))[:MAX_NOTES],
                 "kernel_body_ops": tuple(sorted(self.body.ops))[:MAX_NOTES]}
 
-    def screen(self, kernel: Any, args: tuple, kwargs: dict) -> None:
+    def screen(self, kernel: Any, args: tuple, kwargs: dict, grid: Any = None) -> None:
         """Refuse a launch handing the kernel a host object, before it compiles or runs
         (compiled Triton evaluates constexprs in its code generator, so a module passed as
-        one could run Python even there); the refusal stays in the evidence even if the
-        candidate catches the error."""
+        one could run Python even there), or one where Triton would call back into code that
+        is not the candidate's own Python (refused_callables); the refusal stays in the
+        evidence even if the candidate catches the error."""
         refused = refused_arguments(kernel, args, kwargs)
+        hint = "pass tensors, numbers and compile-time constants only"
+        if not refused:
+            refused = refused_callables(kernel, grid)
+            hint = "hooks and grid functions must be Python functions of the kernel file"
         if refused:
             self.refused.update(refused[:MAX_NOTES])
-            raise TypeError(f"kgb refused this launch: {refused[0]}; pass tensors, numbers and "
-                            f"compile-time constants only")
+            raise TypeError(f"kgb refused this launch: {refused[0]}; {hint}")
+
+    def refuse(self, note: str) -> None:
+        self.refused.add(note)
+        raise TypeError(f"kgb refused this launch: {note}")
+
+    def _watching(self, interpreted: bool, kernel: str) -> Any:
+        """The body watch: always around an interpreted body; around a compiled launch (its
+        pre-run hooks, grid function, allocator) only while a call is traced, so timed
+        launches pay nothing for it."""
+        traced = self.trace is not None and self.trace._mode is not None
+        return self.body.watching(kernel) if interpreted or traced else contextlib.nullcontext()
 
     def install(self) -> None:
         from triton.runtime.jit import JITFunction
@@ -74,6 +97,11 @@ class LaunchCounter:
             self._wrap(cls)
         if self.trace is not None:
             self.trace.watch_host_reads()
+        try:
+            from triton.runtime.interpreter import GridExecutor
+            self._wrap_grid_executor(GridExecutor)
+        except ImportError:  # pragma: no cover - older triton
+            pass
         try:
             from triton.compiler.compiler import CompiledKernel
         except ImportError:  # pragma: no cover
@@ -101,25 +129,52 @@ class LaunchCounter:
         return own
 
     def _wrap_compiled(self, cls: Any) -> None:
-        original = cls.__getitem__
+        """CompiledKernel.run hands out the launcher: JITFunction.run calls it (counted
+        there), and so do a compiled kernel's `[grid]` runner and a direct `.run(...)`."""
+        prop = cls.__dict__.get("run")
+        if not isinstance(prop, property) or prop.fget is None:  # pragma: no cover
+            raise RuntimeError("kgb cannot watch this Triton's compiled launches "
+                               "(CompiledKernel.run is not a property)")
+        fget = prop.fget
         counter = self
 
-        def getitem(self, grid):
-            runner = original(self, grid)
+        def run(self):
+            launcher = fget(self)
+            if counter.inside:  # JITFunction.run's own launch: screened and counted there
+                return launcher
             jit_function = getattr(getattr(self, "src", None), "fn", None)
             own = counter._own(getattr(jit_function, "fn", None))
+            name = getattr(self, "name", "?")
 
             def launch(*args, **kwargs):
+                counter.screen(jit_function, (), {})  # the runtime hooks, the allocator
                 if own:
                     counter.count += 1
                 if counter.ghost:
                     return None
-                with counter.paused():
-                    return runner(*args, **kwargs)
+                counter.inside += 1
+                try:
+                    with counter.paused(), counter._watching(False, name):
+                        return launcher(*args, **kwargs)
+                finally:
+                    counter.inside -= 1
 
             return launch
 
-        cls.__getitem__ = getitem
+        cls.run = property(run)
+
+    def _wrap_grid_executor(self, cls: Any) -> None:
+        original = cls.__call__
+        counter = self
+
+        def call(self, *args, **kwargs):
+            if not counter.inside:
+                name = getattr(getattr(self, "fn", None), "__name__", "?")
+                counter.refuse(f"{name}: launched through the interpreter's GridExecutor "
+                               f"directly, past Triton's launcher (use kernel[grid](...))")
+            return original(self, *args, **kwargs)
+
+        cls.__call__ = call
 
     def _wrap(self, cls: Any) -> None:
         original = cls.run
@@ -128,17 +183,19 @@ class LaunchCounter:
         interpreted = cls.__name__ == "InterpretedFunction"
 
         def run(self, *args, grid, warmup, **kwargs):
-            counter.screen(self, args, kwargs)
+            counter.screen(self, args, kwargs, grid)
             if not warmup:
                 if counter._own(getattr(self, "fn", None)):
                     counter.count += 1
                 if counter.ghost:
                     return None  # ghost replay: no Triton kernel runs at all
-            with counter.paused():
-                if not interpreted:
+            counter.inside += 1
+            try:
+                with counter.paused(), counter._watching(interpreted,
+                                                         getattr(self, "__name__", "?")):
                     return original(self, *args, grid=grid, warmup=warmup, **kwargs)
-                with counter.body.watching(getattr(self, "__name__", "?")):
-                    return original(self, *args, grid=grid, warmup=warmup, **kwargs)
+            finally:
+                counter.inside -= 1
 
         cls.run = run
 

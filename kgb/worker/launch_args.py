@@ -66,6 +66,75 @@ def refused_arguments(kernel: Any, args: tuple, kwargs: dict) -> list[str]:
     return found
 
 
+# Triton's runtime hooks (triton.knobs.runtime): called inside a launch (by the compiled
+# launcher, the compiler and the JIT's cache), where no honest kernel file sets them.
+KNOB_HOOKS = ("launch_enter_hook", "launch_exit_hook", "jit_cache_hook",
+              "jit_post_compile_hook", "add_stages_inspection_hook", "kernel_load_start_hook",
+              "kernel_load_end_hook", "kernel_unload_hook")
+
+
+def refused_callables(kernel: Any, grid: Any) -> list[str]:
+    """One line for each callable the candidate handed Triton that Triton would call inside
+    this launch (its pre-run hooks, a grid function, the allocator, a runtime hook) and whose
+    PyTorch work the body watch could not tell from Triton's own: anything that is not the
+    candidate's own Python code (a C builtin such as torch.Tensor.addmm_, a torch function,
+    a Triton function) is called from a Triton frame, so its ops would look like Triton's."""
+    name = getattr(getattr(kernel, "fn", None), "__name__", "?")
+    found = []
+    for hook in list(getattr(kernel, "pre_run_hooks", None) or ())[:MAX_NOTES]:
+        why = _foreign(hook)
+        if why:
+            found.append(f"{name}: a pre-run hook is {why}")
+    if callable(grid):
+        why = _foreign(grid)
+        if why:
+            found.append(f"{name}: the grid is {why}")
+    try:
+        from triton import knobs
+        from triton.runtime import _allocation
+    except ImportError:  # pragma: no cover - an older Triton
+        return found
+    for knob in KNOB_HOOKS:
+        hook = getattr(knobs.runtime, knob, None)
+        if hook is not None and not (type(hook) is knobs.HookChain and not hook.calls):
+            found.append(f"{name}: triton.knobs.runtime.{knob} is set (a hook Triton calls "
+                         f"inside the launch; kernel files may not set it)")
+    allocator = _allocation._allocator.get()
+    if not isinstance(allocator, _allocation.NullAllocator):
+        why = _foreign(allocator)
+        if why:
+            found.append(f"{name}: the allocator (triton.set_allocator) is {why}")
+    return found
+
+
+def _foreign(hook: Any) -> str | None:
+    """Why `hook` is not plain Python code of the candidate's (whose frames the body watch
+    sees), or None when it is: a function or method, possibly under functools.partial, whose
+    code lives outside torch, Triton and kgb's worker."""
+    import functools
+
+    inner, depth = hook, 0
+    while isinstance(inner, functools.partial) and depth < _DEPTH:
+        inner, depth = inner.func, depth + 1
+    inner = getattr(inner, "__func__", inner)  # a bound method
+    code = getattr(inner, "__code__", None) if inspect.isfunction(inner) else None
+    if code is None:
+        what = _describe(hook).split(" (a host object")[0]
+        return f"{what}, not a Python function of the kernel file"
+    real = os.path.realpath(code.co_filename)
+    if real.startswith(_TRUSTED_DIRS()) or real.startswith(_torch_dir()):
+        return f"{getattr(inner, '__qualname__', '?')} from {os.path.basename(real)}, not a " \
+               f"function of the kernel file"
+    return None
+
+
+@functools.cache
+def _torch_dir() -> str:
+    import torch
+
+    return os.path.dirname(os.path.realpath(torch.__file__)) + os.sep
+
+
 # per kernel function, read again only when its annotations or defaults change
 _PARAMS: dict[Any, tuple[Any, tuple[tuple[str, bool, Any], ...]]] = {}
 _PLAIN = frozenset({int, float, bool, type(None)})  # valid in either role
@@ -210,6 +279,23 @@ def _TRUSTED_DIRS() -> tuple[str, ...]:
     return (os.path.dirname(os.path.realpath(triton.__file__)) + os.sep, worker + os.sep)
 
 
+# What the candidate's own code may do inside a launch: allocate (triton.set_allocator's
+# callable hands a compiled launch its scratch). What it allocates there is poisoned like any
+# allocation of its host code, so nothing allocated inside a launch holds a stale answer.
+_ALLOCATIONS = frozenset({"empty", "empty_like", "empty_strided", "new_empty",
+                          "new_empty_strided"})
+
+
+def _poisoned(result: Any) -> Any:
+    import torch
+
+    if isinstance(result, torch.Tensor) and result.device.type != "meta":
+        storage = result.untyped_storage()
+        if storage.nbytes():
+            storage.fill_(0xFF)  # type: ignore[attr-defined]  # not in torch's stubs
+    return result
+
+
 class KernelBodyWatch:
     """Records the aten ops an interpreted launch runs that neither Triton's interpreter nor
     kgb's repairs of it called: the first Python frame outside torch that led to the op
@@ -241,8 +327,10 @@ class KernelBodyWatch:
         class Mode(TorchDispatchMode):
             def __torch_dispatch__(self, func, types, args=(), kwargs=None):
                 origin = watch._origin()
+                name = func._schema.name.split("::")[-1]
+                if origin is not None and name in _ALLOCATIONS:  # the allocator's scratch
+                    return _poisoned(func(*args, **(kwargs or {})))
                 if origin is not None and len(watch.ops) < MAX_NOTES:
-                    name = func._schema.name.split("::")[-1]
                     watch.ops.add(f"{name} in kernel {kernel} (from {origin})")
                 return func(*args, **(kwargs or {}))
 
