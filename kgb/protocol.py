@@ -446,7 +446,10 @@ class HostPhases:
     sandbox_s: float  # the sandbox's run, start to teardown, as the host waited for it
     judge_s: float  # the judge's answer as the host waited for it (queueing included)
     grade_s: float
-    total_s: float  # the whole job, folder creation to verdict
+    total_s: float  # the whole job, folder creation to verdict, less its wait for the slot
+    # A warm start: the job was prepared (layer 1, sandbox started, worker importing) while
+    # its slot's previous job ran, and waited this long for the slot (None: started cold).
+    waited_for_slot_s: float | None = None
 
 
 # ------------------------------------------------------------------ host: plan, verdict, facts

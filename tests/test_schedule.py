@@ -6,6 +6,7 @@ from __future__ import annotations
 import threading
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -41,6 +42,16 @@ def context() -> JobContext:
     return JobContext("t", Path("/nonexistent"), None, Limits(), Path("/nonexistent"), None)
 
 
+def fake_jobs(monkeypatch, run) -> list:
+    """Stand-ins for execute's prepare/finish/abandon: `run(job, ctx)` plays the job (at
+    finish); returns the jobs abandoned."""
+    abandoned: list = []
+    monkeypatch.setattr(schedule, "prepare_job", lambda job, ctx: SimpleNamespace(job=job))
+    monkeypatch.setattr(schedule, "finish_job", lambda prepared, ctx: run(prepared.job, ctx))
+    monkeypatch.setattr(schedule, "abandon_job", lambda prepared: abandoned.append(prepared.job))
+    return abandoned
+
+
 def record(verdict: str = "passed", device: str = "cpu") -> P.JobRecord:
     return P.JobRecord(P.VerdictRecord(P.Verdict(verdict)), P.JobFacts("jobs/x", device))
 
@@ -56,7 +67,7 @@ def test_each_slot_runs_one_job_at_a_time_and_results_keep_plan_order(monkeypatc
             spans.append((job.device, job.task.id, start, time.monotonic()))
         return record(device=job.device)
 
-    monkeypatch.setattr(schedule, "run_job", fake_run_job)
+    fake_jobs(monkeypatch, fake_run_job)
     planned = jobs(9)
     outcome = schedule.run_all(planned, ("cuda:0", "cuda:1", "cuda:2"), context(), Progress(),
                                reuse=lambda job: None)
@@ -83,7 +94,7 @@ def test_a_failing_job_cancels_the_rest_and_keeps_what_finished(monkeypatch):
             raise JobCancelled(job.task.id)
         return record()
 
-    monkeypatch.setattr(schedule, "run_job", fake_run_job)
+    fake_jobs(monkeypatch, fake_run_job)
     ctx = context()
     outcome = schedule.run_all(jobs(6), ("cpu",), ctx, Progress(), reuse=lambda job: None)
     assert outcome.failure is not None and "judge crashed" in outcome.failure.message
@@ -92,15 +103,14 @@ def test_a_failing_job_cancels_the_rest_and_keeps_what_finished(monkeypatch):
 
 
 def test_a_kgb_bug_in_a_job_is_an_infrastructure_failure_not_a_traceback(monkeypatch):
-    monkeypatch.setattr(schedule, "run_job", lambda job, ctx: 1 / 0)
+    fake_jobs(monkeypatch, lambda job, ctx: 1 / 0)
     outcome = schedule.run_all(jobs(2), ("cpu",), context(), Progress(), reuse=lambda job: None)
     assert outcome.failure is not None and "ZeroDivisionError" in outcome.failure.message
 
 
 def test_resumed_jobs_are_not_run_again(monkeypatch):
     ran: list[str] = []
-    monkeypatch.setattr(schedule, "run_job",
-                        lambda job, ctx: ran.append(job.task.id) or record())
+    fake_jobs(monkeypatch, lambda job, ctx: ran.append(job.task.id) or record())
     planned = jobs(3)
     kept = planned[1].task.id
     progress = Progress()
@@ -157,12 +167,78 @@ def test_several_slots_start_the_heaviest_jobs_first_and_report_in_plan_order(mo
     def fake(job, ctx):
         with lock:
             started.append(job.task.id)
+        time.sleep(0.1)  # a job lasts longer than a thread's start (jobs take seconds)
         return P.JobRecord(P.VerdictRecord(P.Verdict.PASSED), P.JobFacts("x", job.device))
 
-    monkeypatch.setattr(schedule, "run_job", fake)
+    fake_jobs(monkeypatch, fake)
     outcome = schedule.run_all(planned, ("cpu", "cpu"), context(), Progress(),
                                reuse=lambda job: None)
     heaviest = sorted(ids, key=weights.__getitem__, reverse=True)
     assert set(started[:2]) == set(heaviest[:2])
     assert started[-1] == heaviest[-1]
     assert [job.task.id for job, _ in outcome.results] == ids
+
+
+def test_a_slot_prepares_its_next_job_while_the_current_one_runs(monkeypatch):
+    """Warm slots (issue 24): job k+1's sandbox starts (execute.prepare_job) while job k runs,
+    each job is prepared and finished once; with --warm off a job is prepared at its turn."""
+    for warm in (True, False):
+        events: list[tuple[str, str]] = []
+        lock = threading.Lock()
+
+        def prepare(job, ctx):
+            with lock:
+                events.append(("prepare", job.task.id))
+            return SimpleNamespace(job=job)
+
+        def finish(prepared, ctx):
+            with lock:
+                events.append(("start", prepared.job.task.id))
+            time.sleep(0.2)  # the prepare of the next job runs meanwhile
+            with lock:
+                events.append(("end", prepared.job.task.id))
+            return record()
+
+        monkeypatch.setattr(schedule, "prepare_job", prepare)
+        monkeypatch.setattr(schedule, "finish_job", finish)
+        ctx = context()
+        object.__setattr__(ctx, "warm", warm)
+        planned = jobs(3)
+        outcome = schedule.run_all(planned, ("cpu",), ctx, Progress(), reuse=lambda job: None)
+        ids = [j.task.id for j in planned]
+        assert [job.task.id for job, _ in outcome.results] == ids
+        assert sorted(t for kind, t in events if kind == "prepare") == sorted(ids)
+        assert sorted(t for kind, t in events if kind == "end") == sorted(ids)
+        second_prepared = events.index(("prepare", ids[1]))
+        first_ended = events.index(("end", ids[0]))
+        assert (second_prepared < first_ended) is warm, events
+
+
+def test_a_stopping_run_abandons_the_jobs_it_prepared_ahead(monkeypatch):
+    def fail_first(job, ctx):
+        raise InfraError("the judge crashed")
+
+    abandoned = fake_jobs(monkeypatch, fail_first)
+    ctx = context()
+    planned = jobs(3)
+    outcome = schedule.run_all(planned, ("cpu",), ctx, Progress(), reuse=lambda job: None)
+    assert outcome.failure is not None and not outcome.results
+    assert [j.task.id for j in abandoned] == [planned[1].task.id]  # prepared ahead, never run
+
+
+def test_an_idle_slot_takes_another_slots_prepared_job_at_the_tail(monkeypatch):
+    """At the run's tail a free slot does not wait for a busy one: it takes the job prepared
+    for that slot, abandoning the sandbox held for the other GPU and preparing it again."""
+    abandoned = fake_jobs(monkeypatch, lambda job, ctx: record())
+    planned = jobs(2)
+    board = schedule._Board([(0, planned[0]), (1, planned[1])], context())
+    assert board.take("cuda:0")[0] == 0
+    board.prepare_next("cuda:0").join()  # job 1, prepared for cuda:0
+    index, job, prepared = board.take("cuda:1")
+    assert index == 1 and prepared is None and abandoned == [planned[1]]
+    assert board.take("cuda:0") is None and board.take("cuda:1") is None
+    board = schedule._Board([(0, planned[0]), (1, planned[1])], context())
+    board.take("cpu")
+    board.prepare_next("cpu").join()
+    index, job, prepared = board.take("cpu")  # another CPU slot: the same device, kept as is
+    assert index == 1 and prepared is not None and len(abandoned) == 1

@@ -26,7 +26,7 @@ from kgb.runner.interpreter import scan
 from kgb.runner.journal import write_finished
 from kgb.runner.judge_pool import JudgePool
 from kgb.runner.plan import Job, unrun_shapes
-from kgb.sandbox.base import ExecResult, Limits, Sandbox, SandboxRequest, job_limits
+from kgb.sandbox.base import ExecResult, Limits, Sandbox, SandboxRequest, Started, job_limits
 
 KGB_ROOT = Path(kgb.__file__).resolve().parent
 JUDGE_TIMEOUT_S = 1800.0
@@ -49,6 +49,9 @@ class JobContext:
     timing: bool = True  # --timing: GPU jobs time their standard cases
     baselines: str = "all"  # --baselines: all (eager and torch.compile), eager, none
     cuda_graph: bool = False  # --cuda-graph: timed calls are CUDA-graph replays
+    # Warm slots: each slot prepares its next job (layer 1, sandbox started, worker importing)
+    # while the current one runs; off (--warm off) every job starts from nothing at its turn.
+    warm: bool = True
     baseline_cache: BaselineCache | None = None  # the trusted store of baseline timings
 
 
@@ -56,8 +59,29 @@ class JobCancelled(Exception):
     """The run was stopped while this job ran: it has no verdict and is not journaled."""
 
 
+@dataclass
+class PreparedJob:
+    """A job up to the moment its candidate runs: planned, layer 1 done, and — when there is a
+    kernel to run — its sandbox started and its worker importing (Sandbox.start), so a slot
+    can prepare its next job while the current one runs."""
+
+    job: Job
+    job_dir: Path
+    plan: P.PlanRecord
+    clock: _Clock
+    limits: Limits
+    launch: _Launch | None  # None: nothing runs (no kernel, or layer 1 refused it)
+    ready_at: float = 0.0  # when preparing ended (time.monotonic)
+    ahead: bool = False  # prepared while the slot's previous job ran (a warm start)
+
+
 def run_job(job: Job, ctx: JobContext) -> P.JobRecord:
     """Run one job to its verdict; its folder keeps every file the verdict rests on."""
+    return finish_job(prepare_job(job, ctx), ctx)
+
+
+def prepare_job(job: Job, ctx: JobContext) -> PreparedJob:
+    """Plan the job, run layer 1, and start its candidate's sandbox, held until finish_job."""
     started = time.monotonic()
     job_dir = ctx.out_dir / "jobs" / job.task.id
     if job_dir.exists():
@@ -67,18 +91,43 @@ def run_job(job: Job, ctx: JobContext) -> P.JobRecord:
     with _HOST_PARSE_LOCK:
         plan, findings = _plan_record(job, ctx, source)
     write_json_atomic(job_dir / PLAN_FILE, P.to_json(plan), indent=1)
-    clock = _Clock(static_s=time.monotonic() - started)
     limits = job_limits(ctx.limits, len(job.cases))
+    launch = None
     if job.kernel is not None and not findings:
-        _run(job, plan, job_dir, ctx, limits, clock)
+        launch = _start_candidate(job, plan, job_dir, ctx, limits)
+    ready = time.monotonic()
+    return PreparedJob(job, job_dir, plan, _Clock(static_s=ready - started), limits, launch,
+                       ready)
+
+
+def finish_job(prepared: PreparedJob, ctx: JobContext) -> P.JobRecord:
+    """Release the held candidate, judge it and grade the job. The job's own time counts from
+    here: a prepared job waited for its slot, which is the previous job's time."""
+    began = time.monotonic()
+    job, job_dir, clock = prepared.job, prepared.job_dir, prepared.clock
+    if prepared.launch is not None:
+        try:
+            _run(job, prepared.plan, job_dir, ctx, prepared.limits, clock, prepared.launch)
+        finally:
+            prepared.launch.abandon()  # a no-op once it ran; ends it if it never did
     graded = time.monotonic()
     record = grade(job_dir, ctx.out_dir)
     now = time.monotonic()
+    waited = began - prepared.ready_at
     phases = P.HostPhases(round(clock.static_s, 4), round(clock.sandbox_s, 4),
-                          round(clock.judge_s, 4), round(now - graded, 4), round(now - started, 4))
+                          round(clock.judge_s, 4), round(now - graded, 4),
+                          round(clock.static_s + now - began, 4),
+                          round(waited, 4) if prepared.ahead else None)
     write_json_atomic(job_dir / P.PHASES_FILE, P.to_json(phases))
     write_finished(job_dir, record)  # last: its presence marks the job finished
     return record
+
+
+def abandon_job(prepared: PreparedJob) -> None:
+    """End a prepared job unrun (the run stops, or another slot takes it): its sandbox and
+    worker are killed and removed; its folder is left to be prepared again."""
+    if prepared.launch is not None:
+        prepared.launch.abandon()
 
 
 # The host's parsing of a job (the cost model's expressions, radon's metrics: Python's `ast`)
@@ -138,23 +187,8 @@ def static_findings(source: str, job: Job) -> list[P.Finding]:
 
 
 def _run(job: Job, plan: P.PlanRecord, job_dir: Path, ctx: JobContext, limits: Limits,
-         clock: _Clock) -> None:
-    assert job.kernel is not None
-    out = job_dir / P.OUT_DIR
-    out.mkdir()
-    # The worker gets a copy of the task's inputs.py in its (read-only) job folder, never the
-    # task folder: reference.py must not be readable inside the sandbox.
-    inputs_copy = job_dir / P.TASK_INPUTS_FILE
-    shutil.copyfile(job.task.inputs_path, inputs_copy)
+         clock: _Clock, launch: _Launch) -> None:
     interpreter = job.device == "cpu"
-    spec = P.JobSpec(
-        task_id=job.task.id, inputs_path=str(inputs_copy),
-        layout_inputs=job.task.strided_inputs, seed_input=job.task.seed_input,
-        kernel_path=str(job.kernel.path), entry=job.entry,
-        device="cpu" if interpreter else "cuda:0",  # inside the sandbox: the one visible GPU
-        interpreter=interpreter, out_dir=str(out), cases=plan.cases, timing=plan.timing,
-        cuda_graph=plan.cuda_graph, inplace=job.task.inplace)
-    write_json_atomic(job_dir / P.JOB_FILE, P.to_json(spec), indent=1)
     gpu = None if interpreter else int(job.device.split(":")[1])
     before = snapshot(gpu) if gpu is not None else None
     # Other processes on this GPU while the worker runs and the judge times its baselines:
@@ -164,7 +198,7 @@ def _run(job: Job, plan: P.PlanRecord, job_dir: Path, ctx: JobContext, limits: L
     after: dict | str | None = None
     keys: dict[tuple[str, str], Key] = {}
     try:
-        after = _run_and_judge(job, plan, job_dir, out, ctx, limits, clock, gpu, keys)
+        after = _run_and_judge(job, plan, job_dir, launch, ctx, limits, clock, gpu, keys)
     finally:
         neighbours = watch.stop() if watch is not None else None
     if before is not None and after is not None:
@@ -188,13 +222,14 @@ def _store_baselines(cache: BaselineCache, keys: dict[tuple[str, str], Key], job
     cache.commit(keys, judged, next((s for s in states if unclean(s)), states[-1]))
 
 
-def _run_and_judge(job: Job, plan: P.PlanRecord, job_dir: Path, out: Path, ctx: JobContext,
+def _run_and_judge(job: Job, plan: P.PlanRecord, job_dir: Path, launch: _Launch, ctx: JobContext,
                    limits: Limits, clock: _Clock, gpu: int | None,
                    keys: dict[tuple[str, str], Key]) -> dict | str | None:
     """The worker in its sandbox, then the judge; the GPU's state right after the worker.
     `keys` receives the baseline-store keys of the baselines the judge was asked for."""
+    out = launch.out
     ctx.judges.warm(job.device)  # the judge starts while the worker runs
-    execution = _run_candidate(job, job_dir, out, ctx, limits)
+    execution = _run_candidate(launch, job, job_dir, ctx)
     clock.sandbox_s = execution.wall_s
     after = snapshot(gpu) if gpu is not None else None
     if ctx.cancel.is_set():
@@ -256,8 +291,51 @@ def runtime_paths() -> tuple[Path, ...]:
     return tuple(sorted(paths))
 
 
-def _run_candidate(job: Job, job_dir: Path, out: Path, ctx: JobContext,
-                   limits: Limits) -> ExecResult:
+@dataclass
+class _Launch:
+    """A candidate's sandbox, started and held (Sandbox.start), with its scratch folder."""
+
+    started: Started
+    tmp_dir: Path
+    out: Path
+    ran: bool = False
+
+    def go(self) -> ExecResult:
+        self.ran = True
+        try:
+            return self.started.go()
+        finally:
+            shutil.rmtree(self.tmp_dir, ignore_errors=True)
+
+    def abandon(self) -> None:
+        if self.ran:
+            return
+        self.ran = True
+        try:
+            self.started.abandon()
+        finally:
+            shutil.rmtree(self.tmp_dir, ignore_errors=True)
+
+
+def _start_candidate(job: Job, plan: P.PlanRecord, job_dir: Path, ctx: JobContext,
+                     limits: Limits) -> _Launch:
+    """Write the worker's instructions and start its sandbox, held (a warm start)."""
+    assert job.kernel is not None
+    out = job_dir / P.OUT_DIR
+    out.mkdir()
+    # The worker gets a copy of the task's inputs.py in its (read-only) job folder, never the
+    # task folder: reference.py must not be readable inside the sandbox.
+    inputs_copy = job_dir / P.TASK_INPUTS_FILE
+    shutil.copyfile(job.task.inputs_path, inputs_copy)
+    interpreter = job.device == "cpu"
+    spec = P.JobSpec(
+        task_id=job.task.id, inputs_path=str(inputs_copy),
+        layout_inputs=job.task.strided_inputs, seed_input=job.task.seed_input,
+        kernel_path=str(job.kernel.path), entry=job.entry,
+        device="cpu" if interpreter else "cuda:0",  # inside the sandbox: the one visible GPU
+        interpreter=interpreter, out_dir=str(out), cases=plan.cases, timing=plan.timing,
+        cuda_graph=plan.cuda_graph, inplace=job.task.inplace)
+    write_json_atomic(job_dir / P.JOB_FILE, P.to_json(spec), indent=1)
     tmp_dir = Path(tempfile.mkdtemp(prefix=f"kgb-{ctx.run_id}-"))
     try:
         request = SandboxRequest(
@@ -267,13 +345,22 @@ def _run_candidate(job: Job, job_dir: Path, out: Path, ctx: JobContext,
             env=tuple(sorted(worker_env(job.device, tmp_dir, ctx.limits).items())),
             tmp_dir=tmp_dir, device=job.device, label=f"{ctx.run_id}/{job.task.id}",
             cwd=out, cancel=ctx.cancel, keep_names=P.OUTPUT_NAMES, channel=True)
-        # The supervisor stops the job at its run-time limit, moved out by the time it spent
-        # starting up, compiling, autotuning and waiting for a CPU (timed on the supervisor's
-        # clock), up to the compile budget: the run time starts with the candidate's import
-        # and does not grow with the machine's load.
-        execution = ctx.sandbox.run(request, limits)
-    finally:
+        return _Launch(ctx.sandbox.start(request, limits), tmp_dir, out)
+    except BaseException:
         shutil.rmtree(tmp_dir, ignore_errors=True)
+        raise
+
+
+def _run_candidate(launch: _Launch, job: Job, job_dir: Path, ctx: JobContext) -> ExecResult:
+    out = launch.out
+    if ctx.cancel.is_set():
+        launch.abandon()
+        raise JobCancelled(job.task.id)
+    # The supervisor stops the job at its run-time limit, moved out by the time it spent
+    # starting up, compiling, autotuning and waiting for a CPU (timed on the supervisor's
+    # clock from `go`), up to the compile budget: the run time starts with the candidate's
+    # import and does not grow with the machine's load.
+    execution = launch.go()
     channel = _channel(execution.channel)
     # Only what the plan and the supervisor's commits name stays, before the folder is counted:
     # protocol-shaped files the worker planted (a case_999 file, timed files nobody kept) would

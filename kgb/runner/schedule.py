@@ -11,15 +11,26 @@ job gets no verdict and no journal entry, and the jobs that finished are returne
 
 from __future__ import annotations
 
-import queue
+import threading
+from collections import deque
 from collections.abc import Callable
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from kgb.errors import InfraError
 from kgb.protocol import JobRecord
-from kgb.runner.execute import JobCancelled, JobContext, run_job
+from kgb.runner.execute import (
+    JobCancelled,
+    JobContext,
+    PreparedJob,
+    abandon_job,
+    finish_job,
+    prepare_job,
+)
 from kgb.runner.plan import Job
+
+if TYPE_CHECKING:
+    from kgb.placement.base import JobPlacement
 
 Finished = tuple[Job, JobRecord]
 
@@ -44,7 +55,10 @@ def job_weight(job: Job) -> float:
 
 
 def run_all(jobs: list[Job], slots: tuple[str, ...], ctx: JobContext, progress,
-            reuse: Callable[[Job], JobRecord | None]) -> ScheduleOutcome:
+            reuse: Callable[[Job], JobRecord | None],
+            placement: JobPlacement | None = None) -> ScheduleOutcome:
+    """Every job on the slots; with a `placement` (Ray) each job runs where it places it,
+    without warm starts here (its actors start their own)."""
     done: dict[int, Finished] = {}
     pending: list[tuple[int, Job]] = []
     for index, job in enumerate(jobs):
@@ -57,63 +71,140 @@ def run_all(jobs: list[Job], slots: tuple[str, ...], ctx: JobContext, progress,
             progress.done(job.task.id, f"{kept.verdict.verdict.value} (resumed)")
     if len(slots) > 1:  # longest first: a long job started last would hold the run's tail
         pending.sort(key=lambda item: job_weight(item[1]), reverse=True)
-    free: queue.SimpleQueue[str] = queue.SimpleQueue()
-    for slot in slots:
-        free.put(slot)
+    board = _Board(pending, ctx, slots)
+    failures: list[InfraError] = []
 
-    def work(job: Job) -> JobRecord | None:
-        slot = free.get()
+    def serve(slot: str) -> None:
+        """One slot: its jobs one at a time, each next one prepared while the current runs."""
         try:
-            if ctx.cancel.is_set():
-                return None
-            progress.start(job.task.id)
-            record = run_job(replace(job, device=slot), ctx)
-            progress.done(job.task.id, record.verdict.verdict.value)
-            return record
-        except JobCancelled:
-            raise
-        except BaseException:
-            ctx.cancel.set()  # before the slot is free again: no further job may start
-            raise
-        finally:
-            free.put(slot)
-
-    failure: InfraError | None = None
-    interrupted: str | None = None
-    pool = ThreadPoolExecutor(max_workers=len(slots), thread_name_prefix="kgb-job")
-    futures: dict[Future, tuple[int, Job]] = {pool.submit(work, job): (index, job)
-                                              for index, job in pending}
-
-    def collect(future: Future) -> None:
-        nonlocal failure
-        index, job = futures[future]
-        try:
-            finished = future.result()
+            while not ctx.cancel.is_set():
+                taken = board.take(slot)
+                if taken is None:
+                    return
+                index, job, prepared = taken
+                progress.start(job.task.id)
+                if placement is not None:
+                    record = placement.run(replace(job, device=slot), ctx)
+                else:
+                    if prepared is None:
+                        prepared = prepare_job(replace(job, device=slot), ctx)
+                    ahead = board.prepare_next(slot) if ctx.warm else None
+                    try:
+                        record = finish_job(prepared, ctx)
+                    finally:
+                        if ahead is not None:
+                            ahead.join()
+                progress.done(job.task.id, record.verdict.verdict.value)
+                board.finished(index, (job, record), done)
         except JobCancelled:
             return
         except InfraError as exc:
-            failure = failure or exc
+            failures.append(exc)
             ctx.cancel.set()
-            return
         except Exception as exc:
-            failure = failure or InfraError(f"internal error in job {job.task.id}: {exc!r}")
+            failures.append(InfraError(f"internal error in job {board.current(slot)}: {exc!r}"))
             ctx.cancel.set()
-            return
-        if finished is not None:
-            done[index] = (job, finished)
+        finally:
+            board.release(slot)
 
+    interrupted: str | None = None
+    threads = [threading.Thread(target=serve, args=(slot,), name=f"kgb-job-{n}", daemon=True)
+               for n, slot in enumerate(slots)]
+    for thread in threads:
+        thread.start()
     try:
-        remaining = set(futures)
-        while remaining:
-            ready, remaining = wait(remaining, timeout=0.2, return_when=FIRST_COMPLETED)
-            for future in ready:
-                collect(future)
+        for thread in threads:
+            while thread.is_alive():
+                thread.join(0.2)
     except KeyboardInterrupt as exc:  # raised in the main thread by the signal handler
         interrupted = str(exc) or "SIGINT"
         ctx.cancel.set()
+        for thread in threads:
+            thread.join()
     finally:
-        pool.shutdown(wait=True, cancel_futures=True)
-    for future in futures:  # jobs that ended while the run was stopping
-        if future.done() and not future.cancelled() and futures[future][0] not in done:
-            collect(future)
-    return ScheduleOutcome(tuple(done[i] for i in sorted(done)), failure, interrupted)
+        board.abandon_all()
+    return ScheduleOutcome(tuple(done[i] for i in sorted(done)),
+                           failures[0] if failures else None, interrupted)
+
+
+class _Board:
+    """The run's queue of jobs, and each slot's next job prepared ahead (a warm start:
+    execute.prepare_job starts its sandbox, held). A slot that finds the queue empty takes
+    another slot's prepared job rather than idle at the run's tail; prepared jobs nobody
+    takes are abandoned (sandbox killed) when the run ends."""
+
+    def __init__(self, pending: list[tuple[int, Job]], ctx: JobContext,
+                 slots: tuple[str, ...] = ()) -> None:
+        self.queue = deque(pending)
+        self.fresh = set(slots)  # slots that have not taken their first job yet
+        self.ctx = ctx
+        self.lock = threading.Lock()
+        self.ahead: dict[str, tuple[int, Job, PreparedJob | None, BaseException | None]] = {}
+        self.running: dict[str, str] = {}
+
+    def take(self, slot: str) -> tuple[int, Job, PreparedJob | None] | None:
+        """The slot's next job: the one it prepared, the queue's next, or another slot's
+        prepared one (its sandbox, held for another device, is abandoned)."""
+        with self.lock:
+            self.fresh.discard(slot)
+            entry = self.ahead.pop(slot, None)
+            if entry is None and self.queue:
+                index, job = self.queue.popleft()
+                entry = (index, job, None, None)
+            if entry is None:
+                for other in list(self.ahead):
+                    entry = self.ahead.pop(other)
+                    break
+            if entry is None:
+                return None
+            index, job, prepared, error = entry
+            self.running[slot] = job.task.id
+        if error is not None:
+            raise error
+        if prepared is not None and prepared.job.device != slot:
+            abandon_job(prepared)
+            prepared = None
+        return index, job, prepared
+
+    def prepare_next(self, slot: str) -> threading.Thread | None:
+        """Prepare the queue's next job for `slot` in the background; the thread to join."""
+        with self.lock:  # not before every slot has its first job: the heaviest go first
+            if self.fresh or not self.queue:
+                return None
+            index, job = self.queue.popleft()
+
+        def prepare() -> None:
+            prepared, error = None, None
+            try:
+                prepared = prepare_job(replace(job, device=slot), self.ctx)
+                prepared.ahead = True
+            except BaseException as exc:  # raised when the job is taken, by its taker
+                error = exc
+            with self.lock:
+                self.ahead[slot] = (index, job, prepared, error)
+
+        thread = threading.Thread(target=prepare, name=f"kgb-prepare-{slot}", daemon=True)
+        thread.start()
+        return thread
+
+    def finished(self, index: int, result: Finished, done: dict[int, Finished]) -> None:
+        with self.lock:
+            done[index] = result
+
+    def current(self, slot: str) -> str:
+        with self.lock:
+            return self.running.get(slot, "?")
+
+    def release(self, slot: str) -> None:
+        """A slot that stops (cancelled, failed, or out of jobs) ends the job it prepared,
+        unless the run goes on and another slot may take it."""
+        if self.ctx.cancel.is_set():
+            self.abandon_all()
+
+    def abandon_all(self) -> None:
+        with self.lock:
+            entries = list(self.ahead.values())
+            self.ahead.clear()
+        for _, _, prepared, _ in entries:
+            if prepared is not None:
+                abandon_job(prepared)

@@ -35,6 +35,12 @@ only, because it must also run from a bare imported image), and:
    a CPU (its run-queue delay, /proc/PID/schedstat) is credited the same way: other load on
    the machine slows the worker, never its verdict. A worker that lies here, or loads the
    machine itself to wait longer, gains at most the compile budget it was given anyway.
+8. (with `hold`, a warm start) starts the worker at once but holds it: the worker imports
+   Python, torch and Triton, then waits for one line on its answer fd. The supervisor waits for
+   `go` on its own stdin (from the host, when the job's slot is free), and only then starts its
+   clocks, reads the channel and answers the worker `G`; EOF instead of `go` (the host abandoned
+   the start) kills the worker. The run-time limit, the start-up credit and `wall_s` all count
+   from `go`: the wait is the previous job's time, never this one's.
 
 Host-side helpers (`command`, `split_report`) live here too so both sides share one format.
 """
@@ -202,6 +208,8 @@ def _child(cfg: dict, libc: _Libc, out_w: int, err_w: int,
         env = dict(cfg["env"])
         if channel is not None:  # the fds are the supervisor's to name (kgb.bench.channel)
             env["KGB_CHANNEL"] = ",".join(map(str, CHANNEL_FDS))
+            if cfg.get("hold"):  # wait for `G` on the answer fd after the imports
+                env["KGB_HOLD"] = "1"
         os.execve(argv[0], argv, env)
     except BaseException as exc:
         os.write(2, f"kgb sandbox: cannot start the worker: {exc}\n".encode())
@@ -584,11 +592,18 @@ def main(argv: list[str]) -> int:
     os.close(out_w)
     os.close(err_w)
     notary = None
-    if channel is not None:
-        os.close(mark_w)
-        os.close(reply_r)
-        notary = _Notary(mark_r, reply_w, time.monotonic(), pid)
     try:
+        if cfg.get("hold") and not _wait_for_go():
+            _kill_everything(cfg.get("kill", "all"), cfg.get("kill_uid"), 5.0)
+            os.write(2, REPORT_TAG + json.dumps({"returncode": None, "timed_out": False,
+                                                 "abandoned": True}).encode() + b"\n")
+            return 0
+        if channel is not None:
+            os.close(mark_w)
+            os.close(reply_r)
+            notary = _Notary(mark_r, reply_w, time.monotonic(), pid)
+            if cfg.get("hold"):
+                _write_all(reply_w, b"G\n")
         report = _pump(cfg, pid, out_r, err_r, notary)
     except KeyboardInterrupt:
         _kill_everything(cfg.get("kill", "all"), cfg.get("kill_uid"), 5.0)
@@ -610,6 +625,20 @@ def main(argv: list[str]) -> int:
     _write_all(1, out)
     _write_all(2, err + REPORT_TAG + json.dumps(report).encode() + b"\n")
     return 0
+
+
+def _wait_for_go() -> bool:
+    """Block until the host writes `go` on our stdin (True) or closes it (False)."""
+    line = b""
+    while not line.endswith(b"\n"):
+        try:
+            chunk = os.read(0, 1)
+        except InterruptedError:
+            continue
+        if not chunk:
+            return False
+        line += chunk
+    return line.strip() == b"go"
 
 
 def _write_all(fd: int, data: bytes) -> None:

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import abc
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import ClassVar
+from typing import ClassVar, Protocol
 
 from kgb.errors import InfraError
 
@@ -130,6 +131,14 @@ class Sandbox(abc.ABC):
 
         Raises SandboxUnavailable if the backend fails before the command could start."""
 
+    def start(self, request: SandboxRequest, limits: Limits) -> Started:
+        """Start the job ahead of its turn (a warm start): the sandbox is made and the worker
+        imports its runtime, then waits; `go()` runs it as `run` would, its clocks starting at
+        `go`. A backend that cannot hold a worker starts nothing until `go`.
+
+        Raises SandboxUnavailable if the backend fails before the command could start."""
+        return _ColdStart(lambda: self.run(request, limits))
+
     def close(self) -> None:  # noqa: B027 - an optional hook: most backends hold nothing
         """Release backend resources (images, clients). Idempotent."""
 
@@ -142,6 +151,26 @@ class Sandbox(abc.ABC):
     def describe(self) -> dict:
         return {"backend": self.name, "isolation": self.isolation,
                 "enforced": list(self.enforced)}
+
+
+class Started(Protocol):
+    """A job started ahead (Sandbox.start): run it now, or end it unrun. Exactly one of the
+    two is called, once."""
+
+    def go(self) -> ExecResult: ...
+
+    def abandon(self) -> None: ...
+
+
+class _ColdStart:
+    def __init__(self, run: Callable[[], ExecResult]) -> None:
+        self._run = run
+
+    def go(self) -> ExecResult:
+        return self._run()
+
+    def abandon(self) -> None:
+        pass
 
 
 _BACKENDS: dict[str, type[Sandbox]] = {}

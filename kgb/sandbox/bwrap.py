@@ -38,9 +38,11 @@ from kgb.sandbox.base import (
     Sandbox,
     SandboxRequest,
     SandboxUnavailable,
+    Started,
+    _ColdStart,
     register_backend,
 )
-from kgb.sandbox.subproc import run_supervised
+from kgb.sandbox.subproc import run_supervised, start_supervised
 
 EXPORT = "/.kgb-export"  # where the host output folder is bound until the supervisor detaches it
 SHM_BYTES = 64 * MiB
@@ -151,6 +153,9 @@ class BwrapSandbox(Sandbox):
         return _probe()
 
     def run(self, request: SandboxRequest, limits: Limits) -> ExecResult:
+        return self.start(request, limits).go()
+
+    def start(self, request: SandboxRequest, limits: Limits) -> Started:
         binary = _binary()
         if binary is None or _probe():
             raise SandboxUnavailable(f"sandbox 'bwrap' is unavailable: {_probe()}")
@@ -159,10 +164,23 @@ class BwrapSandbox(Sandbox):
         state = Path(tempfile.mkdtemp(prefix=f"{STATE_PREFIX}{os.getpid()}-"))
         try:
             argv, config, notes = self._command(binary, request, limits, state, uid, root)
-            return run_supervised(argv, sys.executable, config, limits, notes=notes,
-                                  cancel=request.cancel)
-        finally:
+        except BaseException:
             shutil.rmtree(state, ignore_errors=True)
+            raise
+
+        def clean() -> None:
+            shutil.rmtree(state, ignore_errors=True)
+
+        if not request.channel:  # a held worker waits on the channel's answer fd
+            def cold() -> ExecResult:
+                try:
+                    return run_supervised(argv, sys.executable, config, limits, notes=notes,
+                                          cancel=request.cancel)
+                finally:
+                    clean()
+            return _ColdStart(cold)
+        return start_supervised(argv, sys.executable, config, limits, notes=notes,
+                                cancel=request.cancel, on_end=clean)
 
     def _command(self, binary: str, request: SandboxRequest, limits: Limits, state: Path,
                  uid: int, root: bool) -> tuple[list[str], dict, list[str]]:

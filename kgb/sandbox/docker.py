@@ -37,6 +37,7 @@ from kgb.sandbox.base import (
     Sandbox,
     SandboxRequest,
     SandboxUnavailable,
+    Started,
     compile_budget_s,
     register_backend,
     worker_seconds,
@@ -46,6 +47,7 @@ from kgb.sandbox.subproc import HOST_GRACE_S, REPORT_ROOM
 WORKER_USER = "65534:65534"
 LABEL_RUN, LABEL_JOB, LABEL_OWNER = "kgb.run", "kgb.label", "kgb.owner"
 SHM_BYTES = 64 * MiB
+HELD_CONTAINER_S = 7 * 24 * 3600
 ETC_MOUNTS = ("/etc/ld.so.cache", "/etc/alternatives", "/etc/localtime")
 
 
@@ -142,6 +144,11 @@ class DockerSandbox(Sandbox):
     # ------------------------------------------------------------------------------ run
 
     def run(self, request: SandboxRequest, limits: Limits) -> ExecResult:
+        return self.start(request, limits).go()
+
+    def start(self, request: SandboxRequest, limits: Limits) -> Started:
+        """Create and start the container and exec the supervisor in it, held (with a
+        channel) until `go`: the worker's imports overlap the slot's previous job."""
         import docker.errors
 
         client = self._engine()
@@ -151,7 +158,6 @@ class DockerSandbox(Sandbox):
         argv = list(request.argv)
         if self.image_ref != "host" and _is_host_python(argv[0]):
             argv[0] = python  # a runner image brings its own Python (and torch, triton)
-        start = time.monotonic()
         try:
             container = client.containers.create(**self._spec(request, limits, image_id, env,
                                                               notes))
@@ -168,10 +174,28 @@ class DockerSandbox(Sandbox):
                       "rlimits": {"core": 0}, "kill": "all", "kill_uid": 65534,
                       "timeout_s": limits.wall_time_s, "log_bytes": limits.log_bytes,
                       "compile_budget_s": compile_budget_s(limits, request.channel),
-                      "channel": request.channel}
+                      "channel": request.channel, "hold": request.channel}
             try:
-                code, out, err, host_timeout = self._exec_worker(client, container, python,
-                                                                 config, limits, request.cancel)
+                worker = _ExecStream(client, container, _supervisor.command(python, config),
+                                     limits)
+            except docker.errors.DockerException as exc:
+                raise SandboxUnavailable(f"docker failed while running the job: {exc}") from exc
+        except BaseException:
+            _teardown(container)
+            raise
+        return _DockerStart(self, client, container, worker, request, limits, config, notes)
+
+    def _finish(self, client, container, worker: _ExecStream, request: SandboxRequest,
+                limits: Limits, config: dict, notes: list[str]) -> ExecResult:
+        """Release the held supervisor, wait for its report, copy the outputs out."""
+        import docker.errors
+
+        start = time.monotonic()
+        try:
+            try:
+                worker.release()
+                code, out, err, host_timeout = self._await_worker(client, container, worker,
+                                                                  config, limits, request.cancel)
             except docker.errors.DockerException as exc:
                 raise SandboxUnavailable(f"docker failed while running the job: {exc}") from exc
             stderr, report = _supervisor.split_report(err)
@@ -220,8 +244,9 @@ class DockerSandbox(Sandbox):
                  str(request.out_dir): f"size={limits.output_bytes},{owned}"}
         label = request.label or "unlabelled"
         spec = dict(
-            image=image_id, command=["sleep", str(int(limits.wall_time_s + limits.compile_time_s
-                                                    + HOST_GRACE_S + 600))],
+            # A held container waits for its slot's previous job first (Sandbox.start): its
+            # idle process outlives any job; teardown and `kgb sandbox clean` remove it.
+            image=image_id, command=["sleep", str(HELD_CONTAINER_S)],
             name=f"kgb-{_slug(label)}-{secrets.token_hex(3)}",
             labels={LABEL_RUN: run_id_of(label), LABEL_JOB: label,
                     LABEL_OWNER: f"{socket.gethostname()}:{os.getpid()}"},
@@ -270,29 +295,13 @@ class DockerSandbox(Sandbox):
             notes.append("GPU UUID unknown: the device request names the GPU by index")
         return DeviceRequest(device_ids=ids, capabilities=[["gpu"]])
 
-    def _exec_worker(self, client, container, python: str, config: dict, limits: Limits,
-                     cancel: threading.Event | None = None):
-        """Run the supervisor; (exit code, stdout, stderr, host timed out or cancelled)."""
-        api = client.api
-        exec_id = api.exec_create(container.id, _supervisor.command(python, config),
-                                  user=WORKER_USER, workdir="/")["Id"]
-        stream = api.exec_start(exec_id, stream=True, demux=True)
-        kept = {"out": bytearray(), "err": bytearray()}
-        caps = {"out": limits.log_bytes, "err": limits.log_bytes + REPORT_ROOM}
-
-        def pump() -> None:
-            try:
-                for out, err in stream:
-                    for key, chunk in (("out", out), ("err", err)):
-                        if chunk and len(kept[key]) < caps[key]:
-                            kept[key] += chunk[:caps[key] - len(kept[key])]
-            except Exception:
-                pass
-
-        reader = threading.Thread(target=pump, daemon=True)
-        reader.start()
+    def _await_worker(self, client, container, worker: _ExecStream, config: dict,
+                      limits: Limits, cancel: threading.Event | None = None):
+        """Wait for the released supervisor; (exit code, stdout, stderr, host timed out or
+        cancelled)."""
         deadline = time.monotonic() + limits.wall_time_s + float(config["compile_budget_s"]) \
             + HOST_GRACE_S
+        reader = worker.reader
         while reader.is_alive() and time.monotonic() < deadline and \
                 not (cancel is not None and cancel.is_set()):
             reader.join(0.1)
@@ -304,8 +313,9 @@ class DockerSandbox(Sandbox):
             if reader.is_alive():
                 _quietly(container.kill)
                 reader.join(10)
-        code = _quietly(lambda: api.exec_inspect(exec_id).get("ExitCode"))
-        return code, bytes(kept["out"]), bytes(kept["err"]), host_timeout
+        worker.close()
+        code = _quietly(lambda: client.api.exec_inspect(worker.exec_id).get("ExitCode"))
+        return code, bytes(worker.kept["out"]), bytes(worker.kept["err"]), host_timeout
 
     @staticmethod
     def _exec(client, container, cmd: list[str]) -> bool:
@@ -336,6 +346,60 @@ class DockerSandbox(Sandbox):
                               request.keep_names)
         except Exception as exc:
             return [f"could not copy the outputs out of the container: {exc}"]
+
+
+class _ExecStream:
+    """The supervisor's `docker exec`, attached: its stdin (for `go`) and its output frames,
+    drained by a thread that keeps the first bytes of each stream."""
+
+    def __init__(self, client, container, cmd: list[str], limits: Limits) -> None:
+        api = client.api
+        self.exec_id = api.exec_create(container.id, cmd, user=WORKER_USER, workdir="/",
+                                       stdin=True)["Id"]
+        self.sock = api.exec_start(self.exec_id, socket=True)
+        self.kept = {"out": bytearray(), "err": bytearray()}
+        caps = {"out": limits.log_bytes, "err": limits.log_bytes + REPORT_ROOM}
+
+        def pump() -> None:
+            from docker.utils.socket import frames_iter
+
+            try:
+                for stream_id, chunk in frames_iter(self.sock, tty=False):
+                    key = "err" if stream_id == 2 else "out"
+                    if chunk and len(self.kept[key]) < caps[key]:
+                        self.kept[key] += chunk[:caps[key] - len(self.kept[key])]
+            except Exception:
+                pass
+
+        self.reader = threading.Thread(target=pump, daemon=True)
+        self.reader.start()
+
+    def release(self) -> None:
+        raw = getattr(self.sock, "_sock", self.sock)
+        try:
+            raw.sendall(b"go\n")
+        except OSError:
+            pass  # the supervisor is gone already: its report (or none) says why
+
+    def close(self) -> None:
+        _quietly(self.sock.close)
+
+
+class _DockerStart:
+    def __init__(self, sandbox: DockerSandbox, client, container, worker: _ExecStream,
+                 request: SandboxRequest, limits: Limits, config: dict,
+                 notes: list[str]) -> None:
+        self.sandbox, self.client, self.container, self.worker = sandbox, client, container, \
+            worker
+        self.request, self.limits, self.config, self.notes = request, limits, config, notes
+
+    def go(self) -> ExecResult:
+        return self.sandbox._finish(self.client, self.container, self.worker, self.request,
+                                    self.limits, self.config, self.notes)
+
+    def abandon(self) -> None:
+        self.worker.close()
+        _teardown(self.container)
 
 
 def unpack(fileobj, dest: Path, budget: int, keep: str | None = None) -> list[str]:

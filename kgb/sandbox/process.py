@@ -17,8 +17,16 @@ import sys
 
 import psutil
 
-from kgb.sandbox.base import ExecResult, Limits, Sandbox, SandboxRequest, register_backend
-from kgb.sandbox.subproc import run_supervised
+from kgb.sandbox.base import (
+    ExecResult,
+    Limits,
+    Sandbox,
+    SandboxRequest,
+    Started,
+    _ColdStart,
+    register_backend,
+)
+from kgb.sandbox.subproc import run_supervised, start_supervised
 
 _ROOT = os.geteuid() == 0
 
@@ -51,6 +59,9 @@ class ProcessSandbox(Sandbox):
         return None
 
     def run(self, request: SandboxRequest, limits: Limits) -> ExecResult:
+        return self.start(request, limits).go()
+
+    def start(self, request: SandboxRequest, limits: Limits) -> Started:
         on_cpu = request.device == "cpu"
         rlimits = {"core": 0,
                    # caps any single file the worker writes (outputs, logs it opens itself)
@@ -65,5 +76,8 @@ class ProcessSandbox(Sandbox):
         notes = [] if on_cpu else ["memory limit not enforced by the process backend on GPU"]
         if _ROOT:
             notes.append("process limit not enforced: kgb runs as root, which RLIMIT_NPROC exempts")
-        return run_supervised((), sys.executable, config, limits, notes=notes,
-                              cancel=request.cancel)
+        if not request.channel:  # a held worker waits on the channel's answer fd
+            return _ColdStart(lambda: run_supervised((), sys.executable, config, limits,
+                                                     notes=notes, cancel=request.cancel))
+        return start_supervised((), sys.executable, config, limits, notes=notes,
+                                cancel=request.cancel)

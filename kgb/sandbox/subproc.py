@@ -76,51 +76,147 @@ def _kill_tree(proc: subprocess.Popen, known: set[int]) -> None:
             pass
 
 
+class Child:
+    """A started child (own session, capped logs). `wait` runs it to its end or its wall-clock
+    limit, counted from the call; a held child (`stdin_pipe`) waits for `release` first, and
+    `abandon` kills one that will never be released."""
+
+    def __init__(self, argv: Sequence[str], env: dict[str, str], log_bytes: int,
+                 cwd: str | None = None, preexec: Callable[[], None] | None = None,
+                 stdin_pipe: bool = False) -> None:
+        self.start = time.monotonic()
+        self.proc = subprocess.Popen(
+            list(argv), env=env, cwd=cwd,
+            stdin=subprocess.PIPE if stdin_pipe else subprocess.DEVNULL,
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+            close_fds=True, preexec_fn=preexec)
+        self.readers = [_CappedReader(self.proc.stdout, log_bytes),
+                        _CappedReader(self.proc.stderr, log_bytes)]
+        for r in self.readers:
+            r.start()
+        self.seen: set[int] = set()
+
+    def release(self, line: bytes = b"go\n") -> None:
+        """Write `line` to a held child's stdin and close it (EOF alone means: never)."""
+        stdin = self.proc.stdin
+        if stdin is None:
+            return
+        try:
+            stdin.write(line)
+            stdin.flush()
+        except OSError:
+            pass  # it died while held: wait() reports what happened
+        finally:
+            try:
+                stdin.close()
+            except OSError:
+                pass
+
+    def abandon(self) -> None:
+        self.release(b"")
+        self._end()
+
+    def wait(self, timeout_s: float, raw: bool = False,
+             cancel: threading.Event | None = None) -> ChildOutcome:
+        start = time.monotonic()
+        proc, seen = self.proc, self.seen
+        timed_out = False
+        try:
+            deadline = start + timeout_s
+            while proc.poll() is None:
+                if time.monotonic() > deadline:
+                    timed_out = True
+                    break
+                if cancel is not None and cancel.is_set():  # the run is stopping: as on timeout
+                    break
+                try:  # remember descendants while they live, to kill escapees later
+                    seen.update(p.pid for p in psutil.Process(proc.pid).children(recursive=True))
+                except psutil.Error:
+                    pass
+                try:
+                    proc.wait(timeout=0.05)  # returns at once when the child exits
+                except subprocess.TimeoutExpired:
+                    pass
+        finally:
+            self._end()
+        out, err = self.readers
+        return ChildOutcome(
+            returncode=None if timed_out else proc.returncode, timed_out=timed_out,
+            wall_s=time.monotonic() - start,
+            stdout=out.kept.decode("utf-8", "replace"),
+            stderr=err.kept.decode("utf-8", "replace"),
+            truncated=out.truncated or err.truncated, stderr_bytes=bytes(err.kept) if raw else b"")
+
+    def _end(self) -> None:
+        _kill_tree(self.proc, self.seen)
+        self.proc.wait()
+        for r in self.readers:
+            r.join(timeout=5)
+
+
 def run_child(argv: Sequence[str], env: dict[str, str], timeout_s: float, log_bytes: int,
               cwd: str | None = None, preexec: Callable[[], None] | None = None,
               raw: bool = False, cancel: threading.Event | None = None) -> ChildOutcome:
-    start = time.monotonic()
-    proc = subprocess.Popen(
-        list(argv), env=env, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE, start_new_session=True, close_fds=True, preexec_fn=preexec)
-    readers = [_CappedReader(proc.stdout, log_bytes), _CappedReader(proc.stderr, log_bytes)]
-    for r in readers:
-        r.start()
-    seen: set[int] = set()
-    timed_out = False
-    try:
-        deadline = start + timeout_s
-        while proc.poll() is None:
-            if time.monotonic() > deadline:
-                timed_out = True
-                break
-            if cancel is not None and cancel.is_set():  # the run is stopping: kill, as on timeout
-                break
-            try:  # remember descendants while they live, to kill escapees later
-                seen.update(p.pid for p in psutil.Process(proc.pid).children(recursive=True))
-            except psutil.Error:
-                pass
-            try:
-                proc.wait(timeout=0.05)  # returns at once when the child exits
-            except subprocess.TimeoutExpired:
-                pass
-    finally:
-        _kill_tree(proc, seen)
-        proc.wait()
-        for r in readers:
-            r.join(timeout=5)
-    out, err = readers
-    return ChildOutcome(
-        returncode=None if timed_out else proc.returncode, timed_out=timed_out,
-        wall_s=time.monotonic() - start,
-        stdout=out.kept.decode("utf-8", "replace"), stderr=err.kept.decode("utf-8", "replace"),
-        truncated=out.truncated or err.truncated, stderr_bytes=bytes(err.kept) if raw else b"")
+    return Child(argv, env, log_bytes, cwd, preexec).wait(timeout_s, raw, cancel)
 
 
 # Room kept on the host beyond Limits.log_bytes for the supervisor's report line.
 REPORT_ROOM = 64 * 1024
 # How long after the in-sandbox deadline the host stops waiting and kills from outside.
 HOST_GRACE_S = 10.0
+
+
+class SupervisedStart:
+    """A supervised command started ahead and held (kgb/sandbox/_supervisor.py, point 8):
+    `go` releases it and runs it to its report, `abandon` ends it unrun. `on_end` (cleanup
+    of the backend's state) runs once either way."""
+
+    def __init__(self, child: Child, limits: Limits, budget: float, notes: Sequence[str],
+                 cancel: threading.Event | None, on_end: Callable[[], None] | None) -> None:
+        self.child, self.limits, self.budget, self.notes = child, limits, budget, list(notes)
+        self.cancel, self.on_end = cancel, on_end
+
+    def go(self) -> ExecResult:
+        try:
+            self.child.release()
+            outcome = self.child.wait(self.limits.wall_time_s + self.budget + HOST_GRACE_S,
+                                      raw=True, cancel=self.cancel)
+        finally:
+            self._ended()
+        return _result(outcome, self.notes)
+
+    def abandon(self) -> None:
+        try:
+            self.child.abandon()
+        finally:
+            self._ended()
+
+    def _ended(self) -> None:
+        on_end, self.on_end = self.on_end, None
+        if on_end is not None:
+            on_end()
+
+
+def start_supervised(prefix: Sequence[str], python: str, config: dict, limits: Limits,
+                     cwd: str | None = None, preexec: Callable[[], None] | None = None,
+                     notes: Sequence[str] = (), cancel: threading.Event | None = None,
+                     on_end: Callable[[], None] | None = None) -> SupervisedStart:
+    """Start `prefix + [python, supervisor, config]` held: the worker imports, then waits for
+    `go`. `config` gets argv/env/cwd from the caller; timeout and log cap come from `limits`."""
+    from kgb.sandbox import _supervisor
+    from kgb.sandbox.base import compile_budget_s
+
+    budget = compile_budget_s(limits, bool(config.get("channel")))
+    config = dict(config, timeout_s=limits.wall_time_s, compile_budget_s=budget,
+                  log_bytes=limits.log_bytes, hold=True)
+    try:
+        child = Child(list(prefix) + _supervisor.command(python, config), {},
+                      limits.log_bytes + REPORT_ROOM, cwd=cwd, preexec=preexec, stdin_pipe=True)
+    except BaseException:
+        if on_end is not None:
+            on_end()
+        raise
+    return SupervisedStart(child, limits, budget, notes, cancel, on_end)
 
 
 def run_supervised(prefix: Sequence[str], python: str, config: dict, limits: Limits,
@@ -131,7 +227,7 @@ def run_supervised(prefix: Sequence[str], python: str, config: dict, limits: Lim
     ExecResult. `config` gets argv/env/cwd from the caller; timeout and log cap come from
     `limits`."""
     from kgb.sandbox import _supervisor
-    from kgb.sandbox.base import ExecResult, compile_budget_s, worker_seconds
+    from kgb.sandbox.base import compile_budget_s
 
     budget = compile_budget_s(limits, bool(config.get("channel")))
     config = dict(config, timeout_s=limits.wall_time_s, compile_budget_s=budget,
@@ -140,6 +236,14 @@ def run_supervised(prefix: Sequence[str], python: str, config: dict, limits: Lim
                         limits.wall_time_s + budget + HOST_GRACE_S,
                         limits.log_bytes + REPORT_ROOM,
                         cwd=cwd, preexec=preexec, raw=True, cancel=cancel)
+    return _result(outcome, notes)
+
+
+def _result(outcome: ChildOutcome, notes: Sequence[str]) -> ExecResult:
+    """The supervisor's report (or, without one, the host's view) as an ExecResult."""
+    from kgb.sandbox import _supervisor
+    from kgb.sandbox.base import ExecResult, worker_seconds
+
     stderr, report = _supervisor.split_report(outcome.stderr_bytes)
     notes = list(notes)
     if report is None:
