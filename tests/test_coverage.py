@@ -5,7 +5,15 @@ an outcome kgb can give (a declared rule or a named defence)."""
 from __future__ import annotations
 
 from conftest import ROOT
-from kgb.anticheat.coverage import MECHANISMS, NOT_YET, THREATS, fixtures, gaps, render
+from kgb.anticheat.coverage import (
+    MECHANISMS,
+    NOT_YET,
+    PROVED_BY_TESTS,
+    THREATS,
+    fixtures,
+    gaps,
+    render,
+)
 from kgb.anticheat.registry import all_rules
 
 
@@ -30,3 +38,12 @@ def test_every_fixture_expects_an_outcome_kgb_can_give():
     bad = [(f.path, e) for f in found for e in f.expect if e not in known]
     assert not bad, bad
     assert all(1 <= t <= max(THREATS) for f in found for t in f.threats)
+
+
+def test_threats_proved_by_tests_name_tests_that_exist():
+    """Threat 37 (service abuse) is proved by kgb serve's hostile-request tests, not a kernel."""
+    assert 37 in PROVED_BY_TESTS and 37 not in NOT_YET
+    for tests in PROVED_BY_TESTS.values():
+        for test in tests:
+            path, name = test.split("::")
+            assert f"def {name}(" in (ROOT / path).read_text(), test

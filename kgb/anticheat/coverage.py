@@ -33,15 +33,21 @@ THREATS: dict[int, str] = {
     27: "hostile submission archive", 28: "L2 persistence", 29: "fingerprint replay",
     30: "kernel switch", 31: "interpreter gap", 32: "glue that is the answer",
     33: "custom-op wrapper", 34: "host objects through the launch", 35: "fake randomness",
-    38: "parser bombs",
+    37: "service abuse", 38: "parser bombs",
 }
 # Threats of the design's model that no kernel fixture can prove yet, with why: named in the
 # table as open, never silently missing (tests/test_coverage.py).
 NOT_YET: dict[int, str] = {
     36: "cross-job state: warm worker slots are not built yet (each job is a fresh process in a "
         "fresh sandbox); the batch's shared reference cache is not mounted in docker or bwrap",
-    37: "service abuse: kgb serve's bounded requests are proved by tests/test_serve.py "
-        "(hostile HTTP requests), not by kernel fixtures",
+}
+# Threats whose attack is not a kernel but requests to kgb itself: proved by named tests (the
+# test files must exist and define them; tests/test_coverage.py checks).
+PROVED_BY_TESTS: dict[int, tuple[str, ...]] = {
+    37: ("tests/test_serve.py::test_hostile_requests_get_one_line_4xx_and_the_server_stays_up",
+         "tests/test_serve.py::test_a_token_is_required_when_set_and_off_loopback",
+         "tests/test_serve.py::test_admission_and_connection_caps_answer_503_at_once",
+         "tests/test_serve.py::test_kgb_failures_and_deadlines_are_infra_errors_not_verdicts"),
 }
 
 # Defences that are not rules of the registry: what they are and which threats they stop.
@@ -56,6 +62,9 @@ MECHANISMS: dict[str, tuple[str, tuple[int, ...]]] = {
     "compile_error": ("the CPU run predicts what compiled Triton refuses; the report names "
                       "the device that judged", (31,)),
     "timeout": ("the run-time limit (the supervisor's clock)", (25,)),
+    "serve": ("kgb serve's bounds: body and JSON size/depth caps, one-line 4xx, per-request "
+              "deadline, admission and connection caps, a token off loopback; results are never "
+              "stored past their answer", (37,)),
     "passed": ("the attack is contained: it fails and the kernel's own honest answer (and "
                "honest time) stands", (15, 16, 23, 25, 28)),
 }
@@ -115,6 +124,8 @@ def gaps(root: Path = ROOT) -> list[str]:
     for f in fixtures(root):
         for t in f.threats:
             proved[t] = proved.get(t, 0) + 1
+    for t, tests in PROVED_BY_TESTS.items():
+        proved[t] = proved.get(t, 0) + len(tests)
     problems = []
     for t, names in defences().items():
         if not names:
@@ -152,8 +163,10 @@ def render(root: Path = ROOT) -> str:
     cover = defences()
     for t, title in sorted(THREATS.items()):
         names = ", ".join(cover.get(t, [])) or "**none**"
-        fx = "<br>".join(f"`{f.path.removeprefix('tests/fixtures/')}` ({'/'.join(f.expect)})"
-                         for f in by_threat.get(t, []))
+        fx = "<br>".join([f"`{f.path.removeprefix('tests/fixtures/')}` ({'/'.join(f.expect)})"
+                          for f in by_threat.get(t, [])] +
+                         [f"test `{test.removeprefix('tests/')}`"
+                          for test in PROVED_BY_TESTS.get(t, ())])
         lines.append(f"| {t} | {title} | {names} | {fx or '**none**'} |")
     for t, why in sorted(NOT_YET.items()):
         lines.append(f"| {t} | not covered by a kernel fixture | — | {why} |")
