@@ -5,6 +5,7 @@ an outcome kgb can give (a declared rule or a named defence)."""
 from __future__ import annotations
 
 from conftest import ROOT
+
 from kgb.anticheat.coverage import (
     MECHANISMS,
     NOT_YET,
