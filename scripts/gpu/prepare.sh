@@ -5,7 +5,8 @@
 #   .whl/               libcst, PyYAML and radon (+ mando, colorama, six) wheels for the GPU
 #                       machine's Python 3.12 (matplotlib absent there: no report.html)
 #   .device/bwrap-deb/  bubblewrap unpacked from Debian's .deb (no install needed there)
-# With KERNELBENCH=<a KernelBench checkout or git dir>, also (scripts/gpu/kernelbench.sh):
+# With KERNELBENCH=<a KernelBench checkout or git dir>, also (scripts/gpu/kernelbench.sh and
+# scripts/gpu/bench_throughput.sh):
 #   .device/kernelbench/kernelbench/  KernelBench's evaluator package, from that checkout's HEAD
 #   .whl/kernelbench/   its dependencies (pydantic, requests, tqdm, numpy's friends) for cp312
 set -euo pipefail

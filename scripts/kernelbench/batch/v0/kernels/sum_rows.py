@@ -1,0 +1,27 @@
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _sum_rows_kernel(x_ptr, out_ptr, cols, BLOCK: tl.constexpr):
+    base = tl.program_id(0).to(tl.int64) * cols
+    acc = tl.zeros([BLOCK], tl.float32)
+    for start in range(0, cols, BLOCK):
+        offs = start + tl.arange(0, BLOCK)
+        acc += tl.load(x_ptr + base + offs, mask=offs < cols, other=0.0)
+    tl.store(out_ptr + tl.program_id(0), tl.sum(acc, 0))
+
+
+class ModelNew(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = x.contiguous()
+        rows, cols = x.shape
+        out = torch.empty((rows, 1), dtype=x.dtype, device=x.device)
+        block = min(1024, triton.next_power_of_2(cols))
+        _sum_rows_kernel[(rows,)](x, out, cols, BLOCK=block, num_warps=4)
+        return out

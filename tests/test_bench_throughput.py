@@ -1,0 +1,44 @@
+"""scripts/bench_throughput.py's batch (no GPU, no kgb run: the benchmark itself runs on the
+lent GPU): the committed files are what make_batch.py writes, and the benchmark finds 32 kernels
+on 8 tasks in them, each with its problem — a renamed file would silently shrink the batch."""
+
+from __future__ import annotations
+
+import filecmp
+import importlib.util
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _load(name: str, path: Path):
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_committed_batch_is_what_make_batch_writes(tmp_path):
+    make = _load("make_batch", ROOT / "scripts" / "kernelbench" / "make_batch.py")
+    make.main(tmp_path / "batch")
+    committed = ROOT / "scripts" / "kernelbench" / "batch"
+    for path in sorted((tmp_path / "batch").rglob("*.*")):
+        twin = committed / path.relative_to(tmp_path / "batch")
+        assert twin.is_file() and filecmp.cmp(path, twin, shallow=False), twin
+
+
+def test_the_benchmark_finds_32_kernels_on_8_tasks_with_their_problems(tmp_path):
+    bench = _load("bench_throughput", ROOT / "scripts" / "bench_throughput.py")
+    kernels = bench.kernels_of(4, None)
+    assert len(kernels) == 32 and len({k["task"] for k in kernels}) == 8
+    assert all(Path(k["problem"]).is_file() and Path(k["kernel"]).is_file() for k in kernels)
+    assert {"activation.kb_1_gelu_large", "normalization.kb_2_softmax_wide"} <= \
+        {k["task"] for k in kernels}  # the KernelBench kit's two problems
+    subs = bench.write_submissions(bench.kernels_of(2, {"reduce.kb_5_sum_rows"}), tmp_path / "s")
+    assert [s.name for s in subs] == ["v0", "v1"]
+    assert 'task = "reduce.kb_5_sum_rows"' in (subs[1] / "manifest.toml").read_text()
+    assert (subs[1] / "kernels" / "sum_rows.py").read_text() != \
+        (subs[0] / "kernels" / "sum_rows.py").read_text()
