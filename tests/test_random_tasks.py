@@ -70,6 +70,21 @@ def test_equal_value_pairs_are_disjoint_and_equal():
     assert len(members) == len(set(members)) == 6  # 3,3 | 3,3 | 1,1
 
 
+def test_categorical_bins_agree_with_their_probabilities_at_bin_edges():
+    """Four equal probabilities put CDF values on the eighths' edges; float64 cumsum rounds one
+    of them (0.75) a hair past its edge. The bin and its probability must use one rule, or an
+    honest sampler of a flat row fails (seen: top-k over tied logits)."""
+    gen = torch.Generator().manual_seed(5)
+    probs = torch.full((2000, 4), 0.1, dtype=torch.float64)
+    samples = torch.randint(0, 4, (2000, 64), generator=gen)
+    b, p = stats.categorical_bins(samples, probs)
+    assert torch.equal(b.unique(), torch.tensor([1, 3, 5, 7]))
+    assert torch.allclose(p[:, 1::2], torch.full((2000, 4), 0.25, dtype=torch.float64))
+    tests = stats.Tests(stats.CATEGORICAL_TESTS)
+    stats.categorical(tests, "flat", samples, probs)
+    assert tests.problems == []
+
+
 def test_a_check_cannot_spend_more_than_its_budget():
     tests = stats.Tests(2)
     tests.share(), tests.share()
@@ -95,11 +110,34 @@ def _inv_cdf(probs: torch.Tensor, u: torch.Tensor) -> torch.Tensor:
 
 
 def _field_len(task: str, inputs: tuple) -> int:
-    if task in ("uniform", "normal"):
+    if task in ("uniform", "normal", "exponential", "randperm"):
         return inputs[0].shape[0] * inputs[1]
     if task in ("multinomial", "gumbel_max"):
         return inputs[0].shape[0] * inputs[1]
+    if task in ("top_k_sampling", "top_p_sampling"):
+        return inputs[0].shape[0] * inputs[3]
     return inputs[0].numel()
+
+
+def _top_k_law(logits: torch.Tensor, temperature: torch.Tensor, top_k: torch.Tensor
+               ) -> torch.Tensor:
+    """vLLM's apply_top_k in float64: logits below the k-th largest (after a full sort) masked."""
+    x = logits.double()
+    kth = x.sort(dim=1, descending=True).values.gather(1, top_k[:, None] - 1)
+    x = x.masked_fill(x < kth, float("-inf")) / temperature.double()[:, None]
+    return torch.softmax(x, dim=1)
+
+
+def _top_p_law(logits: torch.Tensor, temperature: torch.Tensor, top_p: torch.Tensor
+               ) -> torch.Tensor:
+    """vLLM's apply_top_p in float64: sort ascending, drop what the cumulative sum leaves at or
+    below 1 - p, keep the most probable token."""
+    probs = torch.softmax(logits.double() / temperature.double()[:, None], dim=1)
+    p_sort, idx = probs.sort(dim=1)
+    drop = p_sort.cumsum(1) <= 1 - top_p.double()[:, None]
+    drop[:, -1] = False
+    keep = torch.empty_like(drop).scatter_(1, idx, ~drop)
+    return probs.masked_fill(~keep, 0.0)
 
 
 def _output(task: str, inputs: tuple, u: torch.Tensor) -> torch.Tensor:
@@ -132,6 +170,20 @@ def _output(task: str, inputs: tuple, u: torch.Tensor) -> torch.Tensor:
     if task == "gumbel_max":
         logits, s, _ = inputs
         return _inv_cdf(torch.softmax(logits.double(), dim=1), u.reshape(-1, s))
+    if task == "exponential":
+        rate, n, _ = inputs
+        return (-torch.log1p(-u.reshape(-1, n)) / rate.double()[:, None]).float()
+    if task == "randperm":
+        lengths, n, _ = inputs
+        valid = torch.arange(n)[None, :] < lengths[:, None]
+        perm = torch.where(valid, u.reshape(-1, n), 2.0).argsort(dim=1)
+        return torch.where(valid, perm, -1)
+    if task == "top_k_sampling":
+        logits, temperature, top_k, s, _ = inputs
+        return _inv_cdf(_top_k_law(logits, temperature, top_k), u.reshape(-1, s))
+    if task == "top_p_sampling":
+        logits, temperature, top_p, s, _ = inputs
+        return _inv_cdf(_top_p_law(logits, temperature, top_p), u.reshape(-1, s))
     raise AssertionError(task)
 
 
@@ -140,9 +192,13 @@ SHAPES = {
     "uniform": {"M": 5, "N": 3001}, "normal": {"M": 5, "N": 3001},
     "bernoulli": {"M": 37, "N": 1000}, "shuffle_rows": {"M": 16, "N": 1000},
     "multinomial": {"M": 16, "V": 256, "S": 128}, "gumbel_max": {"M": 16, "V": 256, "S": 128},
+    "exponential": {"M": 5, "N": 3001}, "randperm": {"M": 40, "N": 1000},
+    "top_k_sampling": {"M": 16, "V": 256, "S": 512},
+    "top_p_sampling": {"M": 16, "V": 256, "S": 512},
 }
 VALUE_INPUT = {"dropout", "dropout_add", "bernoulli", "shuffle_rows"}  # one value per element
-DTYPE = {"uniform": "float32", "normal": "float32", "multinomial": "float32"}
+DTYPE = {"uniform": "float32", "normal": "float32", "multinomial": "float32",
+         "exponential": "float32", "randperm": "int64"}
 
 
 def _inputs(task: str, seed: int, mode: str = "standard") -> tuple:
@@ -174,7 +230,8 @@ def test_honest_draws_pass(task, mode):
 def test_low_quality_generators_fail(task, kind):
     if kind == "value-keyed" and task not in VALUE_INPUT:
         pytest.skip("the task's inputs hold no value per drawn element")
-    if kind == "periodic" and task in ("multinomial", "gumbel_max", "shuffle_rows"):
+    if kind == "periodic" and task in ("multinomial", "gumbel_max", "shuffle_rows", "randperm",
+                                       "top_k_sampling", "top_p_sampling"):
         pytest.skip("the CPU shape holds fewer draws than one period")
     reference = _module(task, "reference")
     inputs = _inputs(task, 21)
@@ -199,7 +256,36 @@ def test_another_seed_must_give_independent_draws(task):
 
 def test_every_random_task_declares_its_reseed_check():
     folders = sorted(f for f in TASKS.iterdir() if (f / "task.toml").is_file())
-    assert len(folders) >= 8  # issue 27: at least eight Random tasks
+    assert len(folders) >= 12  # issue 27: at least eight Random tasks, twelve per category
     for folder in folders:
         module = _module(folder.name, "reference")
         assert callable(module.check) and callable(module.check_reseed), folder.name
+
+
+def _wrong_law_samples(task: str, inputs: tuple, how: str) -> torch.Tensor:
+    logits, temperature, cut, s, seed = inputs
+    if how == "no truncation":
+        law = torch.softmax(logits.double() / temperature.double()[:, None], dim=1)
+    elif how == "no temperature":
+        one = torch.ones_like(temperature)
+        law = (_top_k_law(logits, one, cut) if task == "top_k_sampling"
+               else _top_p_law(logits, one, cut))
+    else:  # "cut before the crossing token": a nucleus whose sum stays below top_p
+        probs = torch.softmax(logits.double() / temperature.double()[:, None], dim=1)
+        p_sort, idx = probs.sort(dim=1, descending=True)
+        keep = p_sort.cumsum(1) < cut.double()[:, None]
+        keep[:, 0] = True
+        law = probs.masked_fill(~torch.empty_like(keep).scatter_(1, idx, keep), 0.0)
+    return _inv_cdf(law, G.honest(logits.shape[0] * s, seed).reshape(-1, s))
+
+
+@pytest.mark.parametrize("task,how", [
+    ("top_k_sampling", "no truncation"), ("top_k_sampling", "no temperature"),
+    ("top_p_sampling", "no truncation"), ("top_p_sampling", "no temperature"),
+    ("top_p_sampling", "cut before the crossing token")])
+def test_samplers_judge_the_truncation_and_the_temperature(task, how):
+    """vLLM's order (temperature, then the top-k / top-p mask) is the contract: sampling the
+    whole softmax, ignoring the temperature, or a nucleus that stops short of top_p fails."""
+    reference = _module(task, "reference")
+    inputs = _inputs(task, 41)
+    assert reference.check((_wrong_law_samples(task, inputs, how),), inputs), how

@@ -335,6 +335,7 @@ def continuous_reseed(name: str, u_a: torch.Tensor, u_b: torch.Tensor) -> list[s
 
 
 CATEGORICAL_BINS = 8
+EDGE = 1e-12  # a CDF value within this of a bin edge counts as on it (float64 cumsum rounding)
 CATEGORICAL_TESTS = 3
 
 
@@ -348,11 +349,13 @@ def categorical_bins(samples: torch.Tensor, probs: torch.Tensor
     cdf = probs.double().cumsum(1)
     cdf = cdf / cdf[:, -1:].clamp(min=1e-300)
     upper = cdf.gather(1, samples.long())
-    b = (upper * k).ceil().clamp(1, k).long() - 1
+    # the bin is judged with the tolerance G(t) below uses: a CDF value that float64 rounding
+    # puts a hair past a bin's edge (equal probabilities summing to exactly 1/4) stays in it
+    b = ((upper - EDGE) * k).ceil().clamp(1, k).long() - 1
     t = torch.arange(0, k + 1, device=probs.device, dtype=torch.float64) / k
     t = t.expand(cdf.shape[0], k + 1).contiguous()
     # G(t): the largest CDF value at or below t (0 when none): P(F(s) <= t) exactly.
-    idx = torch.searchsorted(cdf.contiguous(), t + 1e-12, right=True) - 1
+    idx = torch.searchsorted(cdf.contiguous(), t + EDGE, right=True) - 1
     g = torch.where(idx >= 0, cdf.gather(1, idx.clamp(min=0)), torch.zeros_like(t))
     g[:, -1] = 1.0
     return b, (g[:, 1:] - g[:, :-1]).clamp(min=0)
