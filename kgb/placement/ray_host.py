@@ -18,7 +18,7 @@ import queue
 import threading
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +32,7 @@ INSTALL_HINT = "install the extra: pip install -e '.[ray]'"
 MAX_RETRIES = 2  # a job runs at most 1 + MAX_RETRIES times
 READY_TIMEOUT_S = 180.0  # an actor that has no slot by then (resources taken) is dropped
 STOP_GRACE_S = 15.0  # after `stop`: time for the actor to kill its job's sandbox
+CLOSE_GRACE_S = 60.0  # for every actor to close its judges and sandbox and remove its folder
 BUNDLE_CAP = 256 << 20
 
 
@@ -130,23 +131,26 @@ class RayPlacement:
             self._actors.append(_Actor(handle, name))
         pending = {a.handle.ready.remote(): a for a in self._actors}
         deadline = time.monotonic() + READY_TIMEOUT_S
-        names = set()
+        names, failed = set(), []
         while pending and time.monotonic() < deadline and not ctx.cancel.is_set():
             done, _ = ray.wait(list(pending), num_returns=1, timeout=0.5)
             for ref in done:
                 actor = pending.pop(ref)
                 try:
                     actor.node, actor.node_ip, actor.slot, name = ray.get(ref)
-                except self.ray.exceptions.RayError as exc:
-                    raise InfraError(f"a Ray actor failed to start: {_one_line(exc)}") from None
+                except ray.exceptions.RayError as exc:  # e.g. that node lacks the sandbox
+                    failed.append(_one_line(getattr(exc, "cause", None) or exc))
+                    ray.kill(actor.handle)
+                    continue
                 names.add(name)
                 self._live.add(actor.name)
                 self._idle.put(actor)
         for actor in pending.values():  # no slot for it in time: the run goes on without it
             ray.kill(actor.handle)
         if not self._live:
-            raise InfraError(f"--ray {self.address}: no actor got a {self.kind} slot within "
-                             f"{READY_TIMEOUT_S:g} s")
+            why = f"the first failed: {failed[0]}" if failed else \
+                f"none got a {self.kind} slot within {READY_TIMEOUT_S:g} s"
+            raise InfraError(f"--ray {self.address}: no actor started; {why}")
         if len(names) > 1:
             raise InfraError(f"--ray {self.address}: the cluster mixes devices "
                              f"({', '.join(sorted(names))}); one run judges one device model")
@@ -155,9 +159,9 @@ class RayPlacement:
         """Every actor of the run closed (judges, sandboxes, node folders) and killed."""
         ray = self.ray
         closing = [a.handle.close.remote() for a in self._actors if a.name in self._live]
-        for ref in closing:
+        if closing:  # all at once: a judge pool may take seconds to close on a busy node
             try:
-                ray.get(ref, timeout=STOP_GRACE_S)
+                ray.wait(closing, num_returns=len(closing), timeout=CLOSE_GRACE_S)
             except Exception:
                 pass
         for actor in self._actors:
@@ -267,14 +271,13 @@ class RayPlacement:
         job_dir: Path = ctx.out_dir / "jobs" / job.task.id
         if job_dir.exists():
             shutil.rmtree(job_dir)
-        unpack(answer.files, job_dir)
+        unpack({k: v for k, v in answer.files.items() if k != P.PLACEMENT_FILE}, job_dir)
         placement = P.Placement(answer.node, answer.node_ip, answer.slot, answer.actor, retries)
         write_json_atomic(job_dir / P.PLACEMENT_FILE, P.to_json(placement), indent=1)
         if retries:
             self.retried[job.task.id] = retries
         graded = time.monotonic()
-        record = grade(job_dir, ctx.out_dir)
-        record = replace(record, facts=replace(record.facts, placement=placement))
+        record = grade(job_dir, ctx.out_dir)  # placement.json included
         now = time.monotonic()
         node = _node_phases(job_dir)
         phases = P.HostPhases(node.static_s if node else 0.0, node.sandbox_s if node else 0.0,

@@ -75,7 +75,8 @@ class SlotActor:
         context = ray.get_runtime_context()
         self.node = context.get_node_id()
         self.node_ip = ray.util.get_node_ip_address()
-        self.root = Path(tempfile.mkdtemp(prefix=f"kgb-ray-{spec.run_id}-"))
+        sweep_dead_folders()
+        self.root = Path(tempfile.mkdtemp(prefix=f"{FOLDER_PREFIX}{spec.run_id}-{os.getpid()}-"))
         self.lock = threading.Lock()  # one job at a time on this slot
         self.cancel = threading.Event()
         self.stack = contextlib.ExitStack()
@@ -144,6 +145,24 @@ class SlotActor:
         self.cancel.set()
         with self.lock:
             self.stack.close()
+
+
+FOLDER_PREFIX = "kgb-ray-"  # + run id, the actor's pid, a random tail
+
+
+def sweep_dead_folders() -> list[Path]:
+    """Remove the node folders of actors that died without closing (a killed raylet, a
+    SIGKILL): those whose owner pid no longer runs on this node. Returns them."""
+    import psutil
+
+    removed = []
+    for path in Path(tempfile.gettempdir()).glob(f"{FOLDER_PREFIX}*"):
+        parts = path.name[len(FOLDER_PREFIX):].split("-")
+        if len(parts) == 3 and parts[1].isdigit() and not psutil.pid_exists(int(parts[1])) \
+                and path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path, ignore_errors=True)
+            removed.append(path)
+    return removed
 
 
 def _claim_device(kind: str, gpu_ids: list) -> str:

@@ -9,6 +9,7 @@ result of grading: the journal entry)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from kgb import protocol as P
@@ -66,8 +67,10 @@ def grade(job_dir: Path, out_root: Path) -> P.JobRecord:
         rule, message = speed.violation
         verdict = P.VerdictRecord(P.Verdict.REJECTED, rule.id, rule.layer, message,
                                   cases=verdict.cases)
-    return P.JobRecord(verdict, job_facts(job_dir, out_root, plan, execution, worker, verdict,
-                                          speed, conditions))
+    facts = job_facts(job_dir, out_root, plan, execution, worker, verdict, speed, conditions)
+    # Where a Ray run ran the job (kgb.placement): the host's record, so a regrade keeps it.
+    placement = _optional(P.Placement, job_dir / P.PLACEMENT_FILE)
+    return P.JobRecord(verdict, replace(facts, placement=placement) if placement else facts)
 
 
 def job_facts(job_dir: Path, out_root: Path, plan: P.PlanRecord, execution: P.ExecRecord | None,
