@@ -231,14 +231,18 @@ def test_an_idle_slot_takes_another_slots_prepared_job_at_the_tail(monkeypatch):
     for that slot, abandoning the sandbox held for the other GPU and preparing it again."""
     abandoned = fake_jobs(monkeypatch, lambda job, ctx: record())
     planned = jobs(2)
-    board = schedule._Board([(0, planned[0]), (1, planned[1])], context())
-    assert board.take("cuda:0")[0] == 0
-    board.prepare_next("cuda:0").join()  # job 1, prepared for cuda:0
-    index, job, prepared = board.take("cuda:1")
-    assert index == 1 and prepared is None and abandoned == [planned[1]]
-    assert board.take("cuda:0") is None and board.take("cuda:1") is None
-    board = schedule._Board([(0, planned[0]), (1, planned[1])], context())
-    board.take("cpu")
-    board.prepare_next("cpu").join()
-    index, job, prepared = board.take("cpu")  # another CPU slot: the same device, kept as is
+    board = schedule._Board([(0, planned[0]), (1, planned[1])], context(), ("cuda:0", "cuda:1"))
+    assert board.take(0)[0] == 0
+    assert board.prepare_next(0) is None  # slot 1 has no job yet: the next one is its
+    board.fresh.clear()
+    board.prepare_next(0).join()  # job 1, prepared for cuda:0
+    index, job, prepared = board.take(1)
+    assert index == 1 and prepared is None
+    assert [(j.task.id, j.device) for j in abandoned] == [(planned[1].task.id, "cuda:0")]
+    assert board.take(0) is None and board.take(1) is None
+    board = schedule._Board([(0, planned[0]), (1, planned[1])], context(), ("cpu", "cpu"))
+    board.take(0)
+    board.fresh.clear()
+    board.prepare_next(0).join()
+    index, job, prepared = board.take(1)  # another CPU slot: the same device, kept as is
     assert index == 1 and prepared is not None and len(abandoned) == 1

@@ -74,11 +74,12 @@ def run_all(jobs: list[Job], slots: tuple[str, ...], ctx: JobContext, progress,
     board = _Board(pending, ctx, slots)
     failures: list[InfraError] = []
 
-    def serve(slot: str) -> None:
+    def serve(number: int) -> None:
         """One slot: its jobs one at a time, each next one prepared while the current runs."""
+        slot = slots[number]
         try:
             while not ctx.cancel.is_set():
-                taken = board.take(slot)
+                taken = board.take(number)
                 if taken is None:
                     return
                 index, job, prepared = taken
@@ -88,7 +89,7 @@ def run_all(jobs: list[Job], slots: tuple[str, ...], ctx: JobContext, progress,
                 else:
                     if prepared is None:
                         prepared = prepare_job(replace(job, device=slot), ctx)
-                    ahead = board.prepare_next(slot) if ctx.warm else None
+                    ahead = board.prepare_next(number) if ctx.warm else None
                     try:
                         record = finish_job(prepared, ctx)
                     finally:
@@ -102,14 +103,15 @@ def run_all(jobs: list[Job], slots: tuple[str, ...], ctx: JobContext, progress,
             failures.append(exc)
             ctx.cancel.set()
         except Exception as exc:
-            failures.append(InfraError(f"internal error in job {board.current(slot)}: {exc!r}"))
+            failures.append(InfraError(f"internal error in job {board.current(number)}: "
+                                       f"{exc!r}"))
             ctx.cancel.set()
         finally:
-            board.release(slot)
+            board.release()
 
     interrupted: str | None = None
-    threads = [threading.Thread(target=serve, args=(slot,), name=f"kgb-job-{n}", daemon=True)
-               for n, slot in enumerate(slots)]
+    threads = [threading.Thread(target=serve, args=(n,), name=f"kgb-job-{n}", daemon=True)
+               for n in range(len(slots))]
     for thread in threads:
         thread.start()
     try:
@@ -134,15 +136,16 @@ class _Board:
     takes are abandoned (sandbox killed) when the run ends."""
 
     def __init__(self, pending: list[tuple[int, Job]], ctx: JobContext,
-                 slots: tuple[str, ...] = ()) -> None:
+                 slots: tuple[str, ...]) -> None:
         self.queue = deque(pending)
-        self.fresh = set(slots)  # slots that have not taken their first job yet
+        self.slots = slots  # slot number -> its device; CPU slots share one device name
+        self.fresh = set(range(len(slots)))  # slots that have not taken their first job yet
         self.ctx = ctx
         self.lock = threading.Lock()
-        self.ahead: dict[str, tuple[int, Job, PreparedJob | None, BaseException | None]] = {}
-        self.running: dict[str, str] = {}
+        self.ahead: dict[int, tuple[int, Job, PreparedJob | None, BaseException | None]] = {}
+        self.running: dict[int, str] = {}
 
-    def take(self, slot: str) -> tuple[int, Job, PreparedJob | None] | None:
+    def take(self, slot: int) -> tuple[int, Job, PreparedJob | None] | None:
         """The slot's next job: the one it prepared, the queue's next, or another slot's
         prepared one (its sandbox, held for another device, is abandoned)."""
         with self.lock:
@@ -161,12 +164,12 @@ class _Board:
             self.running[slot] = job.task.id
         if error is not None:
             raise error
-        if prepared is not None and prepared.job.device != slot:
+        if prepared is not None and prepared.job.device != self.slots[slot]:
             abandon_job(prepared)
             prepared = None
         return index, job, prepared
 
-    def prepare_next(self, slot: str) -> threading.Thread | None:
+    def prepare_next(self, slot: int) -> threading.Thread | None:
         """Prepare the queue's next job for `slot` in the background; the thread to join."""
         with self.lock:  # not before every slot has its first job: the heaviest go first
             if self.fresh or not self.queue:
@@ -176,7 +179,7 @@ class _Board:
         def prepare() -> None:
             prepared, error = None, None
             try:
-                prepared = prepare_job(replace(job, device=slot), self.ctx)
+                prepared = prepare_job(replace(job, device=self.slots[slot]), self.ctx)
                 prepared.ahead = True
             except BaseException as exc:  # raised when the job is taken, by its taker
                 error = exc
@@ -191,13 +194,13 @@ class _Board:
         with self.lock:
             done[index] = result
 
-    def current(self, slot: str) -> str:
+    def current(self, slot: int) -> str:
         with self.lock:
             return self.running.get(slot, "?")
 
-    def release(self, slot: str) -> None:
-        """A slot that stops (cancelled, failed, or out of jobs) ends the job it prepared,
-        unless the run goes on and another slot may take it."""
+    def release(self) -> None:
+        """A slot that stops (cancelled, failed, or out of jobs): if the run is stopping,
+        every prepared job ends; otherwise another slot may still take them."""
         if self.ctx.cancel.is_set():
             self.abandon_all()
 
