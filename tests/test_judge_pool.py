@@ -8,6 +8,7 @@ import json
 import shutil
 import sys
 import threading
+from types import SimpleNamespace
 
 import psutil
 import pytest
@@ -158,3 +159,48 @@ def test_a_gpu_judge_makes_its_jobs_gpu_current_before_anything_else(finished_jo
         gc.collect()
     assert bound == ["cuda:2"]
     assert (job / "judge.json").is_file()
+
+
+def test_judges_are_recycled_after_a_number_of_jobs(finished_job, pool, tmp_path, monkeypatch):
+    """Warm slots (issue 24): a judge serves RECYCLE_JOBS jobs, then a fresh process."""
+    from kgb.runner import judge_pool
+
+    monkeypatch.setattr(judge_pool, "RECYCLE_JOBS", 2)
+    pids = []
+    for name in "abc":
+        assert pool.judge(_request(_copy(finished_job, tmp_path, name)), 300,
+                          threading.Event()) == "ok"
+        pids.append(pool._idle[0].pid if pool._idle else None)
+    assert pids[0] is not None and pids[1] is None  # retired after its second job
+    assert pids[2] not in (None, pids[0])
+
+
+def test_a_judge_whose_canary_fails_answers_then_retires(pool, monkeypatch):
+    """A GPU judge's canary (memory back to zero, a known product) failing after a job: the
+    job's judgement stands ("ok"), the judge is not reused."""
+    from kgb.runner import judge_pool
+
+    class Canaried:
+        device, jobs, pid, closed = "cuda:0", 0, 1, False
+
+        def judge(self, request, timeout_s, cancel):
+            return "ok retire"
+
+        def close(self, kill=False):
+            Canaried.closed = True
+
+    monkeypatch.setattr(pool, "_borrow", lambda device: pool._all.append(Canaried()) or
+                        pool._all[-1])
+    assert pool.judge(SimpleNamespace(device="cuda:0"), 10, threading.Event()) == "ok"
+    assert pool._idle == [] and Canaried.closed
+
+
+def test_the_canary_fails_on_leaked_memory_and_on_errors(monkeypatch):
+    import torch
+
+    from kgb.judge import __main__ as judge_main
+
+    monkeypatch.setattr(torch.cuda, "memory_allocated", lambda device: 4096)
+    assert not judge_main.canary_holds("cuda:0")
+    monkeypatch.setattr(torch.cuda, "memory_allocated", lambda device: 0)
+    assert not judge_main.canary_holds("cuda:0")  # no GPU here: the computation raises

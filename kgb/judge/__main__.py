@@ -4,7 +4,8 @@ slot, outside any sandbox, that only ever imports the suite's own task files.
 It reads one `JudgeRequest` per line on stdin (from kgb.runner.judge_pool, trusted) and answers
 one line (`ok`, or `error` with the traceback in the job's judge.log). One process for many jobs
 saves a torch import and a CUDA start per job; the pool restarts it after any error, so a sticky
-CUDA error never judges twice."""
+CUDA error never judges twice. On a GPU a canary runs after each job (`ok retire`: the judgement
+stands, the judge does not serve again), and the pool retires a judge after RECYCLE_JOBS jobs."""
 
 from __future__ import annotations
 
@@ -38,10 +39,43 @@ def serve(cache_dir: Path, device: str) -> int:
             answer = "error"
         if device.startswith("cuda"):
             torch.cuda.empty_cache()  # the next candidate shares this GPU
+            if answer == "ok" and not canary_holds(device):
+                answer = "ok retire"  # this judgement stands; the next job gets a fresh judge
         print(answer, file=answers, flush=True)
         if answer != "ok":
             return 1
     return 0
+
+
+CANARY_N = 256
+
+
+def canary_holds(device: str) -> bool:
+    """After each job on a GPU: the judge's memory is back to what it holds between jobs
+    (nothing allocated: tensors of a judgement are freed, the cache emptied) and a known
+    computation gives its known answer. A GPU left in a wrong state (a sticky fault, leaked
+    memory) retires this judge rather than time or judge the next job."""
+    import torch
+
+    try:
+        if torch.cuda.memory_allocated(device) != 0:
+            return False
+        a = torch.arange(CANARY_N * CANARY_N, device=device, dtype=torch.float64)
+        a = (a % 7).reshape(CANARY_N, CANARY_N)
+        total = float((a @ a).sum())
+        del a
+        torch.cuda.empty_cache()
+        return total == canary_expected() and torch.cuda.memory_allocated(device) == 0
+    except Exception:  # any CUDA error here is a wrong state
+        return False
+
+
+def canary_expected() -> float:
+    """The canary's sum, computed on the CPU in float64 (exact: integers far below 2**53)."""
+    import torch
+
+    a = (torch.arange(CANARY_N * CANARY_N, dtype=torch.float64) % 7).reshape(CANARY_N, CANARY_N)
+    return float((a @ a).sum())
 
 
 if __name__ == "__main__":

@@ -21,6 +21,7 @@ import kgb
 from kgb.protocol import JudgeRequest, dumps
 
 KGB_ROOT = Path(kgb.__file__).resolve().parent
+RECYCLE_JOBS = 64  # jobs a judge serves before it is replaced by a fresh process
 
 
 class JudgeProcess:
@@ -29,6 +30,7 @@ class JudgeProcess:
         env["PYTHONPATH"] = os.pathsep.join(p for p in (str(KGB_ROOT.parent),
                                                         os.environ.get("PYTHONPATH")) if p)
         self.device = device
+        self.jobs = 0
         self._proc = subprocess.Popen(
             [sys.executable, "-m", "kgb.judge", str(cache), device], env=env,
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, text=True,
@@ -64,7 +66,9 @@ class JudgeProcess:
                 answer = self._answers.get(timeout=0.1)
             except queue.Empty:
                 continue
-            return "died" if answer is None else ("ok" if answer == "ok" else "error")
+            if answer is None:
+                return "died"
+            return answer if answer in ("ok", "ok retire") else "error"
 
     def close(self, kill: bool = False) -> None:
         """End the judge: politely (stdin closed) when it is idle, at once when `kill`."""
@@ -95,14 +99,18 @@ class JudgePool:
         """Judge one job; the judge's own report is JOB_DIR/judge.json (and judge.log)."""
         judge = self._borrow(request.device)
         status = judge.judge(request, timeout_s, cancel)
+        judge.jobs += 1
+        # A judge whose canary failed, or that has served RECYCLE_JOBS jobs, is retired after
+        # an answer that stands: the next job on its device gets a fresh one.
+        keep = status == "ok" and judge.jobs < RECYCLE_JOBS
         with self._lock:
-            if status == "ok":
+            if keep:
                 self._idle.append(judge)
             else:
                 self._all.remove(judge)
-        if status != "ok":
+        if not keep:
             judge.close(kill=status in ("timeout", "cancelled"))
-        return status
+        return "ok" if status == "ok retire" else status
 
     def warm(self, device: str) -> None:
         """Start a judge for `device` now unless one is idle: its interpreter and torch import
