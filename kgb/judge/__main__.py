@@ -26,6 +26,7 @@ def serve(cache_dir: Path, device: str) -> int:
     answers = os.fdopen(os.dup(1), "w", buffering=1)
     os.dup2(2, 1)
     sys.stdout = sys.stderr
+    steady: int | None = None
     for line in sys.stdin:
         job_dir: Path | None = None
         try:
@@ -39,7 +40,9 @@ def serve(cache_dir: Path, device: str) -> int:
             answer = "error"
         if device.startswith("cuda"):
             torch.cuda.empty_cache()  # the next candidate shares this GPU
-            if answer == "ok" and not canary_holds(device):
+            if steady is None:  # what the judge keeps between jobs, after its first
+                steady = torch.cuda.memory_allocated(device)
+            if answer == "ok" and not canary_holds(device, steady):
                 answer = "ok retire"  # this judgement stands; the next job gets a fresh judge
         print(answer, file=answers, flush=True)
         if answer != "ok":
@@ -50,22 +53,22 @@ def serve(cache_dir: Path, device: str) -> int:
 CANARY_N = 256
 
 
-def canary_holds(device: str) -> bool:
+def canary_holds(device: str, steady: int = 0) -> bool:
     """After each job on a GPU: the judge's memory is back to what it holds between jobs
-    (nothing allocated: tensors of a judgement are freed, the cache emptied) and a known
+    (`steady`, measured after its first job: tensors of a judgement freed) and a known
     computation gives its known answer. A GPU left in a wrong state (a sticky fault, leaked
     memory) retires this judge rather than time or judge the next job."""
     import torch
 
     try:
-        if torch.cuda.memory_allocated(device) != 0:
+        if torch.cuda.memory_allocated(device) > steady:
             return False
         a = torch.arange(CANARY_N * CANARY_N, device=device, dtype=torch.float64)
         a = (a % 7).reshape(CANARY_N, CANARY_N)
         total = float((a @ a).sum())
         del a
         torch.cuda.empty_cache()
-        return total == canary_expected() and torch.cuda.memory_allocated(device) == 0
+        return total == canary_expected() and torch.cuda.memory_allocated(device) <= steady
     except Exception:  # any CUDA error here is a wrong state
         return False
 
