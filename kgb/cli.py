@@ -87,6 +87,11 @@ def cli() -> None:
                    "while device, clocks, versions, task and case match (default: "
                    "$XDG_CACHE_HOME/kgb/baselines or ~/.cache/kgb/baselines; 'off': time "
                    "every baseline afresh). docs/timing.md.")
+@click.option("--ray", "ray_address", default=None, metavar="auto|local|HOST:PORT|ray://...",
+              help="Run the jobs on a Ray cluster: one actor per GPU (or CPU) runs kgb's own "
+                   "sandboxed jobs there; this host grades and writes the reports. 'auto' joins "
+                   "the running cluster, 'local' starts one here. Needs the extra: pip install "
+                   "-e '.[ray]' (docs/scale.md).")
 @click.option("--json", "as_json", is_flag=True, help="Print report.json instead of a table.")
 def verify(submissions: tuple[Path, ...], tasks_dir: Path | None, task_id: str | None,
            out_dir: Path, device: str, sandbox_name: str,
@@ -94,7 +99,7 @@ def verify(submissions: tuple[Path, ...], tasks_dir: Path | None, task_id: str |
            limits: tuple[str, ...], devices: str | None, jobs: int, resume: bool, force: bool,
            fail_under: str | None, show_feedback: bool, static_layer: str, timing: str,
            baselines: str, cuda_graph: bool, baseline_cache: str | None,
-           as_json: bool) -> None:
+           ray_address: str | None, as_json: bool) -> None:
     """Verify every kernel of SUBMISSION (.tar, .tar.gz or folder) against the task suite, or
     one kernel FILE.py with --task ID; several SUBMISSIONS (or a folder of them) are a batch:
     OUT/<name>/ each, OUT/summary.json, one seed and one reference cache for all. The
@@ -115,6 +120,7 @@ def verify(submissions: tuple[Path, ...], tasks_dir: Path | None, task_id: str |
             limits=limits, resume=resume, devices=devices, jobs=jobs,
             static=static_layer == "on", timing=timing == "on", baselines=baselines,
             force=force, cuda_graph=cuda_graph, baseline_cache=baseline_cache,
+            ray=ray_address,
             only=tuple(t.strip() for t in only.split(",") if t.strip()) if only else None))
         return
     scratch = tempfile.TemporaryDirectory(prefix="kgb-one-kernel-")
@@ -137,7 +143,7 @@ def verify(submissions: tuple[Path, ...], tasks_dir: Path | None, task_id: str |
             limits=limits, resume=resume, devices=devices, jobs=jobs,
             static=static_layer == "on", timing=timing == "on", baselines=baselines,
             force=force, cuda_graph=cuda_graph, only_submitted=task_id is not None,
-            baseline_cache=baseline_cache,
+            baseline_cache=baseline_cache, ray=ray_address,
             only=tuple(t.strip() for t in only.split(",") if t.strip()) if only else None),
             as_json=as_json, feedback=show_feedback)
     _check_gates(data, gates)

@@ -79,14 +79,19 @@ def run_batch(paths: tuple[Path, ...], base, quiet: bool = False) -> dict[str, A
     seed = _batch_seed(out_dir, base, batch)
     shared = out_dir / "refcache" if _isolating(base.sandbox) else None
     rows: list[dict[str, Any]] = []
+    placement = None
     try:
+        if base.ray is not None:  # one connection for the batch; actors per member
+            from kgb.placement.ray_host import RayPlacement
+
+            placement = RayPlacement(base.ray, base.device, base.jobs, base.timing)
         for member in batch:
             folder = out_dir / member.name
             options = replace(base, submission=member.path, out_dir=folder, seed=seed,
                               refcache=shared,
                               resume=base.resume and (folder / "run.json").is_file())
             try:
-                report = run_verify(options, quiet=True)
+                report = run_verify(options, quiet=True, placement=placement)
             except BadInput as exc:
                 rows.append({"name": member.name, "path": str(member.path), "error": str(exc)})
             else:
@@ -94,6 +99,8 @@ def run_batch(paths: tuple[Path, ...], base, quiet: bool = False) -> dict[str, A
             if not quiet:
                 _print_row(rows[-1])
     finally:
+        if placement is not None:
+            placement.close()
         summary = {"seed": seed, "submissions": rows, "complete": len(rows) == len(batch)}
         write_json_atomic(out_dir / SUMMARY_FILE, summary, indent=1)
     return summary

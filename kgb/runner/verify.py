@@ -55,6 +55,7 @@ class VerifyOptions:
     force: bool = False  # replace a run already in out_dir
     only_submitted: bool = False  # without `only`: just the tasks the submission has kernels for
     refcache: Path | None = None  # reference outputs shared with other runs (a batch's)
+    ray: str | None = None  # --ray ADDRESS: jobs on a Ray cluster's actors (kgb.placement)
     # --baseline-cache: the trusted store of baseline timings; None: the default folder
     # (kgb.runner.baseline_cache.default_root), "off", or a folder
     baseline_cache: str | None = None
@@ -167,8 +168,23 @@ def device_peaks(slots: tuple[str, ...]) -> tuple | None:
 
 
 def run_verify(options: VerifyOptions, as_json: bool = False, feedback: bool = False,
-               quiet: bool = False) -> dict:
-    """The whole run; prints the table (or JSON) unless `quiet` (the Python API)."""
+               quiet: bool = False, placement=None) -> dict:
+    """The whole run; prints the table (or JSON) unless `quiet` (the Python API). With
+    `options.ray` the jobs run on a Ray cluster's actors: through `placement` (a connected
+    kgb.placement.ray_host.RayPlacement, a batch's) or a connection of this run's own."""
+    if options.ray is None or placement is not None:
+        return _run_verify(options, as_json, feedback, quiet, placement)
+    if options.devices is not None:
+        raise BadInput("--devices picks this machine's GPUs; with --ray every GPU of the "
+                       "cluster is a slot (--jobs N: N per GPU with --timing off)")
+    from kgb.placement.ray_host import RayPlacement
+
+    with RayPlacement(options.ray, options.device, options.jobs, options.timing) as own:
+        return _run_verify(options, as_json, feedback, quiet, own)
+
+
+def _run_verify(options: VerifyOptions, as_json: bool, feedback: bool, quiet: bool,
+                placement) -> dict:
     from kgb.report.terminal import JobProgress, print_report
 
     _check_graph_option(options, options.device)
@@ -187,9 +203,10 @@ def run_verify(options: VerifyOptions, as_json: bool = False, feedback: bool = F
             raise BadInput(unknown_task(bad[0], index.ids(), "--only names unknown task id"))
     if options.pricing is not None and not options.pricing.is_file():
         raise BadInput(f"--pricing {options.pricing}: no such file")
-    device = resolve_device(options.device)
+    device = placement.device if placement else resolve_device(options.device)
     _check_graph_option(options, device)  # again: --device auto may have found no GPU
-    slots = resolve_slots(device, options.devices, options.jobs, options.timing)
+    slots = placement.slots if placement else resolve_slots(device, options.devices,
+                                                            options.jobs, options.timing)
     if before and options.seed is not None and options.seed != before.seed:
         raise BadInput(f"--resume with --seed {options.seed}: the run in {out_dir} used seed "
                        f"{before.seed}; drop --seed or use a new --out")
@@ -210,7 +227,7 @@ def run_verify(options: VerifyOptions, as_json: bool = False, feedback: bool = F
     with contextlib.ExitStack() as stack:
         sandbox = stack.enter_context(create_sandbox(options.sandbox))
         limits = fit_output_to_ram(limits, sandbox, len(slots), options.limits)
-        identity = device_identity(slots)
+        identity = placement.identity if placement else device_identity(slots)
         record = journal.RunRecord(seed, identity, sandbox.name + _mode_suffix(options),
                                    journal.plan_digest(jobs, identity, sandbox.name, limits,
                                                        missing))
@@ -221,15 +238,21 @@ def run_verify(options: VerifyOptions, as_json: bool = False, feedback: bool = F
         journal.write_record(out_dir, record)
         judges = stack.enter_context(JudgePool(options.refcache or out_dir / "refcache",
                                                out_dir / "judges.log"))
-        cache, cache_state = _baseline_cache(options, slots, sandbox, submission.root, out_dir)
+        # Ray's jobs run on other hosts, whose GPUs and files this host's store does not know
+        cache, cache_state = _baseline_cache(options, slots, sandbox, submission.root, out_dir) \
+            if placement is None else (None, "off under --ray")
         ctx = JobContext(secrets.token_hex(4), out_dir, sandbox, limits, submission.root, judges,
-                         static=options.static, peaks=device_peaks(slots),
+                         static=options.static,
+                         peaks=None if placement else device_peaks(slots),  # Ray: the actor's
                          timing=options.timing, baselines=options.baselines,
                          cuda_graph=options.cuda_graph, baseline_cache=cache)
         stack.enter_context(_stop_signals_interrupt())
+        if placement is not None:  # its actors start, on the run's files, shipped once
+            stack.callback(placement.release)
+            placement.open(ctx, jobs)
         progress = stack.enter_context(JobProgress(len(jobs), quiet=as_json or quiet))
         outcome = run_all(jobs, slots, ctx, progress, reuse=lambda job: journal.finished(
-            out_dir / "jobs" / job.task.id) if before else None)
+            out_dir / "jobs" / job.task.id) if before else None, placement=placement)
         header = run_header(seed=seed, devices=slots, sandbox=sandbox, submission=submission,
                             limits=limits, static=options.static, timing=options.timing,
                             cuda_graph=options.cuda_graph,
@@ -244,6 +267,8 @@ def run_verify(options: VerifyOptions, as_json: bool = False, feedback: bool = F
                           outcome.interrupted is None,
                           cost=cost_for(submission.token_log, options.pricing,
                                         header["manifest"], entries))
+    if placement is not None:
+        report["ray"] = placement.summary()
     if options.pricing is not None and submission.token_log is None:
         report["warnings"] = report.get("warnings", []) + [
             f"--pricing {options.pricing} was given but the submission has no tokens.jsonl, so "

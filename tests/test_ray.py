@@ -1,0 +1,322 @@
+"""The Ray backend (kgb.placement): a real Ray cluster of two nodes on this machine (`ray start
+--head` and `ray start --address`, each with one CPU and a custom resource), running kgb's own
+sandboxed jobs on actors while the host grades. The cluster tests skip, with the reason, where
+Ray is not installed (the `ray` extra)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import secrets
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import psutil
+import pytest
+
+from kgb.errors import InfraError
+from kgb.placement.files import pack, unpack
+
+ROOT = Path(__file__).resolve().parent.parent
+RAY_BIN = Path(sys.executable).parent / "ray"
+HAVE_RAY = RAY_BIN.exists() and importlib.util.find_spec("ray") is not None
+needs_ray = pytest.mark.skipif(not HAVE_RAY, reason="ray is not installed: pip install -e "
+                                                    "'.[ray]' (or '.[dev]')")
+HONEST_TASKS = 16
+
+
+# ---------------------------------------------------------------- files that cross to actors
+def test_pack_takes_regular_files_and_leaves_large_optional_ones(tmp_path):
+    src = tmp_path / "job"
+    (src / "out").mkdir(parents=True)
+    (src / "plan.json").write_text("{}")
+    (src / "out" / "result.json").write_text("[]")
+    (src / "out" / "case_000_call_0.safetensors").write_bytes(b"x" * 100)
+    (src / "link").symlink_to("/etc/passwd")
+    os.mkfifo(src / "fifo")
+    files, left = pack(src, 10, optional=lambda rel: rel.endswith(".safetensors"))
+    assert files == {"plan.json": b"{}", "out/result.json": b"[]"}
+    assert left == ("out/case_000_call_0.safetensors",)
+    with pytest.raises(InfraError, match="past 3 bytes"):
+        pack(src, 3)  # a file the verdict rests on never goes missing quietly
+
+
+@pytest.mark.parametrize("name", ["../x", "/etc/x", "a/../../x", "a//b", "./a", "a\\b", ""])
+def test_unpack_refuses_names_that_leave_the_folder(tmp_path, name):
+    with pytest.raises(InfraError, match="refused"):
+        unpack({name: b"x"}, tmp_path / "dest")
+    assert not (tmp_path / "x").exists()
+
+
+def test_unpack_never_writes_through_a_link(tmp_path):
+    dest = tmp_path / "dest"
+    dest.mkdir()
+    (dest / "plan.json").symlink_to(tmp_path / "outside")
+    with pytest.raises(InfraError, match="cannot write"):
+        unpack({"plan.json": b"evil"}, dest)
+    assert not (tmp_path / "outside").exists()
+    unpack({"a/b.json": b"1"}, dest)
+    assert (dest / "a" / "b.json").read_bytes() == b"1"
+
+
+def test_a_dead_actors_node_folder_is_swept_by_the_next(tmp_path, monkeypatch):
+    """An actor killed outright (its raylet killed, SIGKILL) leaves its node folder; the next
+    actor on the node removes the folders whose owner is gone, and only those."""
+    from kgb.placement.ray_slot import sweep_dead_folders
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    dead = tmp_path / f"kgb-ray-abcd1234-{child.pid}-x1y2"
+    alive = tmp_path / f"kgb-ray-abcd1234-{os.getpid()}-x1y2"
+    other = tmp_path / "kgb-ray-notours"
+    for folder in (dead, alive, other):
+        (folder / "run").mkdir(parents=True)
+    assert sweep_dead_folders() == [dead]
+    assert alive.is_dir() and other.is_dir() and not dead.exists()
+
+
+def test_gpu_slot_is_the_physical_index_ray_gave(monkeypatch):
+    """Ray hides the other GPUs with CUDA_VISIBLE_DEVICES; kgb's slots name GPUs in PCI order
+    (the sandbox binds /dev/nvidiaN), so the actor maps Ray's id and unhides them for its
+    judge, whose device is then cuda:N of the whole machine."""
+    from kgb.placement.ray_slot import _claim_device
+
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "3")
+    assert _claim_device("cpu", []) == "cpu"
+    assert os.environ["CUDA_VISIBLE_DEVICES"] == "3"
+    assert _claim_device("cuda", ["3"]) == "cuda:3"
+    assert "CUDA_VISIBLE_DEVICES" not in os.environ
+    assert os.environ["CUDA_DEVICE_ORDER"] == "PCI_BUS_ID"
+    with pytest.raises(RuntimeError, match="GPU indices"):
+        _claim_device("cuda", ["GPU-5f2c"])
+    with pytest.raises(RuntimeError, match="exactly one GPU"):
+        _claim_device("cuda", ["0", "1"])
+
+
+def test_without_ray_the_option_is_one_line_and_exit_2(tmp_path):
+    """`ray` not installed: one line naming the extra, exit 2 (a `ray` package that cannot be
+    imported stands in for a machine without it)."""
+    fake = tmp_path / "noray" / "ray"
+    fake.mkdir(parents=True)
+    (fake / "__init__.py").write_text("raise ImportError('No module named ray')\n")
+    env = dict(os.environ, PYTHONPATH=str(fake.parent))
+    proc = subprocess.run([sys.executable, "-m", "kgb.cli", "verify", "examples/honest",
+                           "--ray", "auto", "--out", str(tmp_path / "out")],
+                          capture_output=True, text=True, cwd=ROOT, env=env, timeout=120)
+    assert proc.returncode == 2, proc.stderr[-2000:]
+    lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
+    assert len(lines) == 1 and "pip install -e '.[ray]'" in lines[0], proc.stderr
+
+
+# ---------------------------------------------------------------- a real two-node cluster
+@dataclass
+class Cluster:
+    address: str
+    env: dict[str, str]
+    temp: Path
+    raylets: dict[str, int]  # node resource name -> its raylet's pid
+
+
+def _ray(args: list[str], env: dict[str, str]) -> None:
+    proc = subprocess.run([str(RAY_BIN), *args], capture_output=True, text=True, env=env,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+
+
+def _raylets(temp: Path) -> set[int]:
+    found = set()
+    for proc in psutil.process_iter(["name", "cmdline"]):
+        try:
+            cmdline = proc.info["cmdline"] or []
+            if cmdline and cmdline[0].endswith("/raylet") and any(str(temp) in a for a in cmdline):
+                found.add(proc.pid)
+        except psutil.Error:
+            continue
+    return found
+
+
+def _ours(temp: Path) -> list[psutil.Process]:
+    """Every process of the test's cluster: those naming its temp folder, and their trees."""
+    procs: dict[int, psutil.Process] = {}
+    for proc in psutil.process_iter(["cmdline"]):
+        try:
+            if any(str(temp) in a for a in proc.info["cmdline"] or []):
+                procs[proc.pid] = proc
+                for child in proc.children(recursive=True):
+                    procs[child.pid] = child
+        except psutil.Error:
+            continue
+    return list(procs.values())
+
+
+def _stop(temp: Path) -> None:
+    procs = _ours(temp)
+    for proc in procs:
+        try:
+            proc.terminate()
+        except psutil.Error:
+            pass
+    _, alive = psutil.wait_procs(procs, timeout=10)
+    for proc in alive:
+        try:
+            proc.kill()
+        except psutil.Error:
+            pass
+    psutil.wait_procs(alive, timeout=10)
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[Cluster]:
+    if not HAVE_RAY:
+        pytest.skip("ray is not installed: pip install -e '.[ray]' (or '.[dev]')")
+    temp = Path(tempfile.mkdtemp(prefix="kgbray-", dir="/tmp"))  # short: Ray's socket paths
+    token = temp / "token"
+    token.write_text(secrets.token_hex(32))
+    # the cluster's own token, never the user's ~/.ray; nothing reported home
+    env = dict(os.environ, RAY_AUTH_MODE="token", RAY_AUTH_TOKEN_PATH=str(token),
+               RAY_USAGE_STATS_ENABLED="0")
+    try:
+        _ray(["start", "--head", "--port", "0", "--num-cpus", "1", "--resources",
+              '{"node_a": 1}', "--temp-dir", str(temp), "--include-dashboard", "false",
+              "--disable-usage-stats"], env)
+        address = (temp / "ray_current_cluster").read_text().split()[0]
+        head = _raylets(temp)
+        _ray(["start", "--address", address, "--num-cpus", "1", "--resources",
+              '{"node_b": 1}', "--disable-usage-stats"], env)
+        second = _raylets(temp) - head
+        assert len(head) == 1 and len(second) == 1, (head, second)
+        yield Cluster(address, env, temp, {"node_a": head.pop(), "node_b": second.pop()})
+    finally:
+        _stop(temp)
+        shutil.rmtree(temp, ignore_errors=True)
+
+
+def _node_id(raylet: int) -> str:
+    arg = next(a for a in psutil.Process(raylet).cmdline() if a.startswith("--node_id="))
+    return arg.split("=", 1)[1]
+
+
+def _verify(cluster: Cluster, out: Path, *args: str) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, "-m", "kgb.cli", "verify", *args, "--device", "cpu", "--sandbox",
+         "process", "--ray", cluster.address, "--out", str(out)],
+        cwd=ROOT, env=cluster.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def _verdicts(report: dict) -> dict[str, tuple[str, str | None]]:
+    return {j["task"]: (j["verdict"], j["rule"]) for j in report["jobs"]
+            if j["verdict"] != "missing"}
+
+
+BROKEN = "math.addcmul,activation.gelu_tanh,normalization.rms_norm"
+
+
+@needs_ray
+def test_local_and_ray_give_the_same_verdicts(cluster, tmp_path):
+    """The same submission both ways: the same sandbox, layers and verdicts (among them
+    incorrect and crashed), and the Ray run's report names the node and slot of every job."""
+    local = subprocess.run(
+        [sys.executable, "-m", "kgb.cli", "verify", "examples/broken", "--only", BROKEN,
+         "--device", "cpu", "--sandbox", "process", "--out", str(tmp_path / "local")],
+        cwd=ROOT, capture_output=True, text=True, timeout=1200)
+    assert local.returncode == 0, local.stderr[-2000:]
+    proc = _verify(cluster, tmp_path / "ray", "examples/broken", "--only", BROKEN)
+    _, err = proc.communicate(timeout=1200)
+    assert proc.returncode == 0, err[-2000:]
+    ray_report = json.loads((tmp_path / "ray" / "report.json").read_text())
+    local_report = json.loads((tmp_path / "local" / "report.json").read_text())
+    assert _verdicts(ray_report) == _verdicts(local_report)
+    assert {"crashed", "incorrect"} <= {v for v, _ in _verdicts(ray_report).values()}
+    nodes = {_node_id(pid) for pid in cluster.raylets.values()}
+    for job in ray_report["jobs"]:
+        if job["verdict"] != "missing":
+            assert job["placement"]["node"] in nodes and job["placement"]["slot"] == "cpu"
+            assert job["placement"]["retries"] == []
+        else:
+            assert job.get("placement") is None
+    assert ray_report["ray"]["retried"] == {}
+    from kgb.runner.regrade import regrade  # the host's files alone: placements kept
+
+    regraded, changed = regrade(tmp_path / "ray")
+    assert changed == []
+    assert [j.get("placement") for j in regraded["jobs"]] == \
+        [j.get("placement") for j in ray_report["jobs"]]
+
+
+def _leftovers() -> list[str]:
+    found = []
+    for proc in psutil.process_iter(["cmdline"]):
+        try:
+            cmdline = " ".join(proc.info["cmdline"] or [])
+        except psutil.Error:
+            continue
+        if "ray::SlotActor" in cmdline or "kgb-ray-" in cmdline:
+            found.append(f"{proc.pid} {cmdline[:120]}")
+    return found
+
+
+def _node_folders() -> set[Path]:
+    return set(Path(tempfile.gettempdir()).glob("kgb-ray-*"))
+
+
+@needs_ray
+def test_sigterm_of_the_driver_leaves_no_actor_sandbox_or_judge(cluster, tmp_path):
+    before = _node_folders()
+    proc = _verify(cluster, tmp_path / "out", "examples/honest", "--only",
+                   "activation.gelu_tanh,math.addcmul")
+    deadline = time.monotonic() + 300
+    while not any("_supervisor.py" in line for line in _leftovers()):
+        assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()[1][-2000:]
+        time.sleep(0.5)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err[-2000:]
+    deadline = time.monotonic() + 30
+    while _leftovers() and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert _leftovers() == []
+    assert _node_folders() - before == set()
+
+
+@needs_ray
+def test_a_node_lost_mid_run_loses_nothing_and_counts_nothing_twice(cluster, tmp_path):
+    """16 honest kernels on both nodes; once the second node has finished a job, its raylet is
+    killed while it runs the next: that job runs again on the first node, the run ends with
+    16 passed, each once, and the report says which job was retried and why."""
+    node_b = _node_id(cluster.raylets["node_b"])
+    out = tmp_path / "out"
+    proc = _verify(cluster, out, "examples/honest")
+    deadline = time.monotonic() + 1200
+    while not any(node_b in p.read_text() for p in out.glob("jobs/*/placement.json")):
+        assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()[1][-2000:]
+        time.sleep(0.5)
+    os.kill(cluster.raylets["node_b"], signal.SIGKILL)
+    _, err = proc.communicate(timeout=2400)
+    assert proc.returncode == 0, err[-3000:]
+    report = json.loads((out / "report.json").read_text())
+    jobs = [j for j in report["jobs"] if j["verdict"] != "missing"]
+    assert report["summary"]["counts"]["passed"] == HONEST_TASKS == len(jobs)
+    assert len({j["task"] for j in jobs}) == HONEST_TASKS  # none twice
+    assert len(list((out / "jobs").iterdir())) == HONEST_TASKS
+    node_a = _node_id(cluster.raylets["node_a"])
+    assert {j["placement"]["node"] for j in jobs} == {node_a, node_b}  # both nodes ran jobs
+    retried = {j["task"]: j["placement"]["retries"] for j in jobs if j["placement"]["retries"]}
+    assert retried, "the job in flight on the lost node was not run again"
+    for task, retries in retried.items():
+        assert [r["node"] for r in retries] == [node_b]
+        assert retries[0]["reason"]
+        assert report["ray"]["retried"][task] == retries
+        assert next(j for j in jobs if j["task"] == task)["placement"]["node"] == node_a
+    deadline = time.monotonic() + 60  # the lost node's actor and sandbox died with it
+    while _leftovers() and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert _leftovers() == []
