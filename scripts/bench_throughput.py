@@ -3,9 +3,10 @@
     python scripts/bench_throughput.py --out OUT --kernelbench DIR [--sandbox bwrap]
     python scripts/bench_throughput.py --out OUT --dry-run          # CPU: kgb's half only
 
-The batch (scripts/kernelbench/batch/, written by make_batch.py): 8 KernelBench problems — the
-kit's two and six of kgb's suite tasks in KernelBench's format — each answered by four honest
-`ModelNew` Triton kernels (block size and warps differ), as four kgb submissions: 32 kernels.
+The batch (scripts/kernelbench/batch/, written by make_batch.py): 9 KernelBench problems — the
+kit's two and seven of kgb's suite tasks in KernelBench's format — each answered by four honest
+`ModelNew` Triton kernels (block size and warps differ; the kit's 1.6 G-element softmax by one),
+as four kgb submissions: 33 kernels.
 
 - KernelBench: its evaluator (`eval_kernel_against_ref`: 5 correctness trials, 100 timed trials,
   as scripts/kernelbench/side_by_side.py runs it) in a fresh process per kernel, one at a time

@@ -1,6 +1,6 @@
 """scripts/bench_throughput.py's batch (no GPU, no kgb run: the benchmark itself runs on the
-lent GPU): the committed files are what make_batch.py writes, and the benchmark finds 32 kernels
-on 8 tasks in them, each with its problem — a renamed file would silently shrink the batch."""
+lent GPU): the committed files are what make_batch.py writes, and the benchmark finds 33 kernels
+on 9 tasks in them, each with its problem — a renamed file would silently shrink the batch."""
 
 from __future__ import annotations
 
@@ -30,10 +30,10 @@ def test_the_committed_batch_is_what_make_batch_writes(tmp_path):
         assert twin.is_file() and filecmp.cmp(path, twin, shallow=False), twin
 
 
-def test_the_benchmark_finds_32_kernels_on_8_tasks_with_their_problems(tmp_path):
+def test_the_benchmark_finds_33_kernels_on_9_tasks_with_their_problems(tmp_path):
     bench = _load("bench_throughput", ROOT / "scripts" / "bench_throughput.py")
     kernels = bench.kernels_of(4, None)
-    assert len(kernels) == 32 and len({k["task"] for k in kernels}) == 8
+    assert len(kernels) == 33 and len({k["task"] for k in kernels}) == 9
     assert all(Path(k["problem"]).is_file() and Path(k["kernel"]).is_file() for k in kernels)
     assert {"activation.kb_1_gelu_large", "normalization.kb_2_softmax_wide"} <= \
         {k["task"] for k in kernels}  # the KernelBench kit's two problems
