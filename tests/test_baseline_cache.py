@@ -385,3 +385,24 @@ def test_the_cached_time_reaches_the_report(monkeypatch):
     lines = V.baseline_cache_lines(report)
     assert lines[0].startswith(f"Baseline from cache, measured at {when}")
     assert "ignored /c/ab/x.json is a link" in lines[1]
+
+
+def test_the_host_keeps_nothing_when_the_gpu_throttled_as_the_judge_began(tmp_path):
+    """execute._store_baselines: the conditions right after the worker (a candidate may have
+    heated the GPU) and after the judge must both be clean; a failed judge keeps nothing."""
+    from kgb.jsonfiles import write_json_atomic
+    from kgb.runner.execute import _store_baselines
+
+    c = cache(tmp_path)
+    keys = c.keys("t.x", task_folder(tmp_path), (CASE,), ("c0",), (), "eager", "cuda:0")
+    job = tmp_path / "job"
+    job.mkdir()
+    _store_baselines(c, keys, job, (CLEAN, CLEAN))  # no judge.json: the judge failed
+    assert c.stored == 0
+    write_json_atomic(job / P.JUDGE_FILE,
+                      P.to_json(judged(P.Baseline("c0", (0.4,), (), None, 0.1))))
+    hot = P.Conditions(throttled=True, throttle_reasons=("sw-thermal",))
+    _store_baselines(c, keys, job, (hot, CLEAN))
+    assert c.stored == 0 and any("sw-thermal" in n for n in c.notes)
+    _store_baselines(c, keys, job, (CLEAN, CLEAN))
+    assert c.stored == 1 and c.lookup(keys)[0].times_ms == (0.4,)
