@@ -137,9 +137,10 @@ def environment(device: str) -> dict:
              "'cuda': torch.version.cuda, 'gpu': torch.cuda.get_device_name(0) if d else None}))")
     _, code, text = run([sys.executable, "-c", probe])
     env = json.loads(text.strip().splitlines()[-1]) if code == 0 else {"error": text[-300:]}
+    commit = _git("rev-parse", "--short", "HEAD")  # the GPU machine's copy has no .git:
     env.update(python=platform.python_version(), device=device, cpus=os.cpu_count(),
-               kgb=_git("rev-parse", "--short", "HEAD"), dirty=bool(_git("status", "--short",
-                                                                        "kgb")))
+               kgb=commit or os.environ.get("KGB_COMMIT", "unknown (no git; set KGB_COMMIT)"),
+               dirty=bool(_git("status", "--short", "kgb")) if commit else None)
     if device == "cuda":
         _, _, smi = run(["nvidia-smi", "--query-gpu=name,driver_version,clocks.max.sm,"
                          "power.limit", "--format=csv,noheader"])
