@@ -97,11 +97,17 @@ def _parse(raw: dict[str, Any], folder: Path, where: Path) -> Task:
         if spec is None:
             raise fail(f"[tolerance.{dtype}] missing; every listed dtype needs a tolerance")
         try:
+            mismatch = spec.get("int_mismatch")
             tolerance.append((dtype, Tolerance(atol=float(spec["atol"]), rtol=float(spec["rtol"]),
                                                rel_l2=float(spec["rel_l2"]),
-                                               int_atol=int(spec.get("int_atol", 0)))))
+                                               int_atol=int(spec.get("int_atol", 0)),
+                                               int_mismatch=None if mismatch is None
+                                               else float(mismatch))))
         except KeyError as exc:
             raise fail(f"[tolerance.{dtype}] needs atol, rtol and rel_l2 (missing {exc})") from None
+        mismatch = tolerance[-1][1].int_mismatch
+        if mismatch is not None and not (0.0 <= mismatch < 0.5 and tolerance[-1][1].int_atol):
+            raise fail(f"[tolerance.{dtype}] int_mismatch must be in [0, 0.5) and needs int_atol")
 
     symbols = {sym for s in shapes for sym, _ in s.dims} | {"itemsize"}
     for key in ("flops", "bytes"):

@@ -32,12 +32,16 @@ ITEMSIZE = {"float32": 4, "float16": 2, "bfloat16": 2, "int8": 1, "int32": 4, "i
 @dataclass(frozen=True)
 class Tolerance:
     """Per-dtype acceptance: elementwise allclose AND relative L2 error; integer outputs may
-    differ by at most `int_atol` (rounding at exact .5 boundaries), NaN/Inf positions exact."""
+    differ by at most `int_atol` (rounding at exact .5 boundaries), NaN/Inf positions exact.
+    `int_mismatch`: for integer and float8 codes, the share of codes that may differ at all
+    (within int_atol), in place of rel_l2 over the codes — whose norm is small where an
+    outlier makes most codes 0 or ±1, so one flipped tie weighs more than truncation does."""
 
     atol: float
     rtol: float
     rel_l2: float
     int_atol: int = 0
+    int_mismatch: float | None = None
 
 
 @dataclass(frozen=True)
