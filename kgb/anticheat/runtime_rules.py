@@ -25,15 +25,19 @@ TORCH_AT_RUN_TIME = declare(Rule(
     "D206", 2, "pytorch-at-run-time", (1, 2, 3, 22, 32, 33),
     "While the entry ran, its host code dispatched PyTorch ops other than allocation, views, "
     "copies and fills (seen by a TorchDispatchMode, outside Triton launches and inside custom "
-    "ops whatever their names), or copied tensor "
+    "ops whatever their names), cast into a dtype that cannot hold every value it copied, read "
+    "tensor values into Python (tolist, numpy), or copied tensor "
     "data on a task whose answer is a re-layout (`glue = \"views\"`).",
     "Compute in your Triton kernels; host code may only allocate, view, copy and fill."))
 HOST_OBJECT_IN_KERNEL = declare(Rule(
     "D207", 2, "host-object-in-kernel", (34, 1, 31),
     "A launch handed a kernel a value no compiled kernel can take (a tensor or module as "
     "tl.constexpr, a function, a container, any object Triton's launcher does not specialize), "
-    "or PyTorch ran inside an interpreted kernel body. Such a launch is refused before it "
-    "compiles or runs.",
+    "Triton would call back into code that is not the kernel file's own Python (a C builtin "
+    "or torch function as a pre-run hook, grid or allocator; a triton.knobs runtime hook), "
+    "the interpreter's GridExecutor was called past the launcher, or PyTorch ran inside a "
+    "launch (an interpreted kernel body, a grid function or hook). Such a launch is refused "
+    "before it compiles or runs.",
     "Pass kernels tensors, numbers and compile-time constants (int, float, bool, str, None, "
     "dtypes, jit functions); compute inside them with triton.language only."))
 RESULT_FILE_INVALID = declare(Rule(
