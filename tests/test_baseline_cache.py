@@ -339,6 +339,9 @@ def judge_baselines(monkeypatch, cached, baselines="all", graph=()):
     request = P.JudgeRequest("/nonexistent", "/nonexistent", "cuda:0", (CASE, OTHER), (), None,
                              (), timed_cases=("c0", "c1"), baselines=baselines,
                              graph_cases=graph, cached=cached)
+    # as the judge gets it: one line from the host (kgb.runner.judge_pool), parsed
+    request = P.loads(P.JudgeRequest, P.dumps(request), "judge request")
+    assert request.cached == cached
     reference = SimpleNamespace(reference=lambda *a: None)
     return speed.baselines(request, SimpleNamespace(), reference), timer.calls
 
