@@ -90,7 +90,7 @@ def _own_hook(*args):
                           "Python function of the kernel file"),
     (functools.partial(torch.mm, out=None), "a pre-run hook is a functools.partial"),
     (torch.nn.functional.relu, "a pre-run hook is relu from functional.py"),
-    (triton.cdiv, "a pre-run hook is a triton.runtime.jit.ConstexprFunction (cdiv)"),
+    (triton.cdiv, "a pre-run hook is ConstexprFunction.__call__ from jit.py"),
     (functools.partial(torch.Tensor.copy_), "a pre-run hook is a functools.partial"),
 ])
 def test_hooks_that_are_not_the_candidates_python_are_refused(hook, says):
@@ -98,8 +98,14 @@ def test_hooks_that_are_not_the_candidates_python_are_refused(hook, says):
     assert line.startswith("_kernel_fn: ") and says in line, line
 
 
+class _Allocator:
+    def __call__(self, size, align, stream):
+        return torch.empty(size, dtype=torch.int8)
+
+
 def test_the_candidates_own_hooks_and_grid_functions_pass():
-    own = _Jit(hooks=[_own_hook, functools.partial(_own_hook, 1), lambda *a: None])
+    own = _Jit(hooks=[_own_hook, functools.partial(_own_hook, 1), lambda *a: None,
+                      _Allocator(), _Allocator().__call__])
     assert refused_callables(own, lambda meta: (1,)) == []
     assert refused_callables(own, (4, 1, 1)) == []
     [line] = refused_callables(own, torch.Size)

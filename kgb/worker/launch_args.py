@@ -116,6 +116,9 @@ def _foreign(hook: Any) -> str | None:
     inner, depth = hook, 0
     while isinstance(inner, functools.partial) and depth < _DEPTH:
         inner, depth = inner.func, depth + 1
+    call = vars(type(inner)).get("__call__")  # an instance of a class with a Python __call__
+    if not (inspect.isfunction(inner) or inspect.ismethod(inner)) and inspect.isfunction(call):
+        inner = call
     inner = getattr(inner, "__func__", inner)  # a bound method
     code = getattr(inner, "__code__", None) if inspect.isfunction(inner) else None
     if code is None:
