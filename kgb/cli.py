@@ -92,6 +92,10 @@ def cli() -> None:
                    "sandboxed jobs there; this host grades and writes the reports. 'auto' joins "
                    "the running cluster, 'local' starts one here. Needs the extra: pip install "
                    "-e '.[ray]' (docs/scale.md).")
+@click.option("--warm", type=click.Choice(["on", "off"]), default="on", show_default=True,
+              help="Warm slots: each slot starts its next job's sandbox (and the worker's "
+                   "imports) while the current job runs; every candidate still gets a fresh "
+                   "process in a fresh sandbox. 'off': each job starts at its turn.")
 @click.option("--json", "as_json", is_flag=True, help="Print report.json instead of a table.")
 def verify(submissions: tuple[Path, ...], tasks_dir: Path | None, task_id: str | None,
            out_dir: Path, device: str, sandbox_name: str,
@@ -99,7 +103,7 @@ def verify(submissions: tuple[Path, ...], tasks_dir: Path | None, task_id: str |
            limits: tuple[str, ...], devices: str | None, jobs: int, resume: bool, force: bool,
            fail_under: str | None, show_feedback: bool, static_layer: str, timing: str,
            baselines: str, cuda_graph: bool, baseline_cache: str | None,
-           ray_address: str | None, as_json: bool) -> None:
+           ray_address: str | None, warm: str, as_json: bool) -> None:
     """Verify every kernel of SUBMISSION (.tar, .tar.gz or folder) against the task suite, or
     one kernel FILE.py with --task ID; several SUBMISSIONS (or a folder of them) are a batch:
     OUT/<name>/ each, OUT/summary.json, one seed and one reference cache for all. The
@@ -120,7 +124,7 @@ def verify(submissions: tuple[Path, ...], tasks_dir: Path | None, task_id: str |
             limits=limits, resume=resume, devices=devices, jobs=jobs,
             static=static_layer == "on", timing=timing == "on", baselines=baselines,
             force=force, cuda_graph=cuda_graph, baseline_cache=baseline_cache,
-            ray=ray_address,
+            ray=ray_address, warm=warm == "on",
             only=tuple(t.strip() for t in only.split(",") if t.strip()) if only else None))
         return
     scratch = tempfile.TemporaryDirectory(prefix="kgb-one-kernel-")
@@ -143,7 +147,7 @@ def verify(submissions: tuple[Path, ...], tasks_dir: Path | None, task_id: str |
             limits=limits, resume=resume, devices=devices, jobs=jobs,
             static=static_layer == "on", timing=timing == "on", baselines=baselines,
             force=force, cuda_graph=cuda_graph, only_submitted=task_id is not None,
-            baseline_cache=baseline_cache, ray=ray_address,
+            baseline_cache=baseline_cache, ray=ray_address, warm=warm == "on",
             only=tuple(t.strip() for t in only.split(",") if t.strip()) if only else None),
             as_json=as_json, feedback=show_feedback)
     _check_gates(data, gates)

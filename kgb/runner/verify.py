@@ -56,6 +56,7 @@ class VerifyOptions:
     only_submitted: bool = False  # without `only`: just the tasks the submission has kernels for
     refcache: Path | None = None  # reference outputs shared with other runs (a batch's)
     ray: str | None = None  # --ray ADDRESS: jobs on a Ray cluster's actors (kgb.placement)
+    warm: bool = True  # --warm: each slot prepares its next job while the current one runs
     # --baseline-cache: the trusted store of baseline timings; None: the default folder
     # (kgb.runner.baseline_cache.default_root), "off", or a folder
     baseline_cache: str | None = None
@@ -245,7 +246,8 @@ def _run_verify(options: VerifyOptions, as_json: bool, feedback: bool, quiet: bo
                          static=options.static,
                          peaks=None if placement else device_peaks(slots),  # Ray: the actor's
                          timing=options.timing, baselines=options.baselines,
-                         cuda_graph=options.cuda_graph, baseline_cache=cache)
+                         cuda_graph=options.cuda_graph, baseline_cache=cache,
+                         warm=options.warm)
         stack.enter_context(_stop_signals_interrupt())
         if placement is not None:  # its actors start, on the run's files, shipped once
             stack.callback(placement.release)
