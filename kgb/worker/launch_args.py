@@ -89,11 +89,10 @@ def refused_callables(kernel: Any, grid: Any) -> list[str]:
         why = _foreign(grid)
         if why:
             found.append(f"{name}: the grid is {why}")
-    try:
-        from triton import knobs
-        from triton.runtime import _allocation
-    except ImportError:  # pragma: no cover - an older Triton
+    modules = _runtime_modules()
+    if modules is None:  # pragma: no cover - an older Triton
         return found
+    knobs, _allocation = modules
     for knob in KNOB_HOOKS:
         hook = getattr(knobs.runtime, knob, None)
         if hook is not None and not (type(hook) is knobs.HookChain and not hook.calls):
@@ -124,18 +123,32 @@ def _foreign(hook: Any) -> str | None:
     if code is None:
         what = _describe(hook).split(" (a host object")[0]
         return f"{what}, not a Python function of the kernel file"
-    real = os.path.realpath(code.co_filename)
-    if real.startswith(_TRUSTED_DIRS()) or real.startswith(_torch_dir()):
-        return f"{getattr(inner, '__qualname__', '?')} from {os.path.basename(real)}, not a " \
-               f"function of the kernel file"
+    if _library_file(code.co_filename):
+        return f"{getattr(inner, '__qualname__', '?')} from " \
+               f"{os.path.basename(code.co_filename)}, not a function of the kernel file"
     return None
 
 
-@functools.cache
-def _torch_dir() -> str:
+@functools.lru_cache(maxsize=4096)
+def _library_file(filename: str) -> bool:
+    """Whether code of this file is torch's, Triton's or kgb's worker's (remembered: a
+    realpath per launch would cost syscalls on every traced launch)."""
     import torch
 
-    return os.path.dirname(os.path.realpath(torch.__file__)) + os.sep
+    real = os.path.realpath(filename)
+    torch_dir = os.path.dirname(os.path.realpath(torch.__file__)) + os.sep
+    return real.startswith(_TRUSTED_DIRS()) or real.startswith(torch_dir)
+
+
+@functools.cache
+def _runtime_modules() -> tuple[Any, Any] | None:
+    """triton.knobs and triton.runtime._allocation, or None on a Triton without them."""
+    try:
+        from triton import knobs
+        from triton.runtime import _allocation
+    except ImportError:  # pragma: no cover - an older Triton
+        return None
+    return knobs, _allocation
 
 
 # per kernel function, read again only when its annotations or defaults change
