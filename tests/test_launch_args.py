@@ -278,7 +278,10 @@ def test_pytorch_in_an_interpreted_body_is_rejected_end_to_end(tmp_path):
     watch): rejected D207, the op and the kernel named."""
     from kgb.suite.corpus import load, run_corpus
 
-    [row] = run_corpus(load([CPU_ONLY]), tmp_path, device="cpu", sandbox="process",
-                       static=False, honest=False)
-    assert row["ok"] and row["rule"] == "D207", row
+    rows = {r["kernel"]: r for r in run_corpus(load([CPU_ONLY]), tmp_path, device="cpu",
+                                                 sandbox="process", static=False, honest=False)}
+    assert all(r["ok"] and r["rule"] == "D207" for r in rows.values()), rows
+    row = rows["d207_pytorch_in_kernel_body_via_module.py"]
     assert "PyTorch ran inside a kernel body" in row["message"] and "_matmul" in row["message"]
+    direct = rows["d207_grid_executor_called_directly.py"]  # past the launcher: refused
+    assert "GridExecutor directly" in direct["message"]
