@@ -711,11 +711,19 @@ def _fields(cls: type) -> dict[str, dataclasses.Field]:
     return {f.name: f for f in dataclasses.fields(cls)}
 
 
+@functools.cache
+def _shape(hint: Any) -> tuple[Any, tuple[Any, ...], bool, bool]:
+    """(origin, args, is a message dataclass, is an enum) of a field type, once per type:
+    asking typing and dataclasses anew for every value was most of a job's grading time."""
+    is_type = isinstance(hint, type)
+    return (typing.get_origin(hint), typing.get_args(hint),
+            is_type and dataclasses.is_dataclass(hint), is_type and issubclass(hint, enum.Enum))
+
+
 def _coerce(value: Any, hint: Any, where: str) -> Any:
-    origin = typing.get_origin(hint)
-    args = typing.get_args(hint)
     if hint is Any:
         return value
+    origin, args, is_message, is_enum = _shape(hint)
     if origin in (typing.Union, types.UnionType):
         if value is None and type(None) in args:
             return None
@@ -726,7 +734,7 @@ def _coerce(value: Any, hint: Any, where: str) -> Any:
             except ProtocolError as exc:
                 errors.append(str(exc))
         raise ProtocolError(errors[0] if errors else f"{where}: must not be null")
-    if isinstance(hint, type) and dataclasses.is_dataclass(hint):
+    if is_message:
         if not isinstance(value, dict):
             raise ProtocolError(f"{where}: expected an object, got {_kind(value)}")
         fields = _fields(hint)
@@ -741,7 +749,7 @@ def _coerce(value: Any, hint: Any, where: str) -> Any:
             elif f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
                 raise ProtocolError(f"{where}: missing key {name!r}")
         return hint(**kwargs)
-    if isinstance(hint, type) and issubclass(hint, enum.Enum):
+    if is_enum:
         try:
             return hint(value)
         except ValueError:
