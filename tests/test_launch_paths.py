@@ -20,6 +20,7 @@ import functools
 import pytest
 import torch
 import triton
+import triton.language as tl
 from triton.compiler.compiler import CompiledKernel
 
 from kgb.worker.evidence import LaunchCounter
@@ -132,3 +133,31 @@ def test_a_runtime_hook_or_a_builtin_allocator_is_refused():
         from triton.runtime import _allocation
 
         triton.set_allocator(_allocation.NullAllocator())
+
+
+def _copy_body(x_ptr, y_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(y_ptr + offs, tl.load(x_ptr + offs))
+
+
+def test_an_executor_runs_only_for_its_screened_interpreted_launch(counter):
+    """InterpretedFunction.run makes one GridExecutor; one made anywhere else — by the kernel
+    file, or inside a screened launch's grid function — is refused."""
+    from triton.runtime.interpreter import GridExecutor, InterpretedFunction
+
+    kernel = InterpretedFunction(_copy_body)
+    x, y = torch.arange(4.0), torch.zeros(4)
+    counter.reset()
+    kernel[(1,)](x, y, BLOCK=4)
+    assert y.tolist() == [0.0, 1.0, 2.0, 3.0] and counter.count == 1
+    with pytest.raises(TypeError, match="GridExecutor directly"):
+        GridExecutor(_copy_body, kernel.arg_names, (1,))(x, y, BLOCK=4)
+
+    def grid(meta):
+        GridExecutor(_copy_body, kernel.arg_names, (1,))(x, y, BLOCK=4)
+        return (1,)
+
+    with pytest.raises(TypeError, match="GridExecutor directly"):
+        kernel[grid](x, y, BLOCK=4)
+    assert any("GridExecutor directly" in note for note in counter.refused)
+    counter.reset()

@@ -45,6 +45,7 @@ class LaunchCounter:
         self.refused: set[str] = set()  # launch arguments no compiled kernel takes (threat 34)
         self.body = KernelBodyWatch()  # PyTorch run by interpreted kernel bodies (threat 34)
         self.inside = 0  # launches in progress through JITFunction/InterpretedFunction.run
+        self._executors = 0  # GridExecutor calls the screened interpreted launches may make
 
     def reset(self, ghost: bool = False) -> None:
         """Start counting a new call; `ghost`: own-file launches do nothing (ghost replay)."""
@@ -169,11 +170,17 @@ class LaunchCounter:
         counter = self
 
         def call(self, *args, **kwargs):
-            if not counter.inside:
+            # one executor per screened InterpretedFunction.run, and none from inside it (a
+            # grid function or hook of a screened launch starting an unscreened one)
+            if not counter._executors:
                 name = getattr(getattr(self, "fn", None), "__name__", "?")
                 counter.refuse(f"{name}: launched through the interpreter's GridExecutor "
                                f"directly, past Triton's launcher (use kernel[grid](...))")
-            return original(self, *args, **kwargs)
+            counter._executors -= 1
+            try:
+                return original(self, *args, **kwargs)
+            finally:
+                counter._executors += 1
 
         cls.__call__ = call
 
@@ -191,12 +198,14 @@ class LaunchCounter:
                 if counter.ghost:
                     return None  # ghost replay: no Triton kernel runs at all
             counter.inside += 1
+            counter._executors += interpreted
             try:
                 with counter.paused(), counter._watching(interpreted,
                                                          getattr(self, "__name__", "?")):
                     return original(self, *args, grid=grid, warmup=warmup, **kwargs)
             finally:
                 counter.inside -= 1
+                counter._executors -= interpreted
 
         cls.run = run
 
