@@ -33,17 +33,16 @@ THREATS: dict[int, str] = {
     27: "hostile submission archive", 28: "L2 persistence", 29: "fingerprint replay",
     30: "kernel switch", 31: "interpreter gap", 32: "glue that is the answer",
     33: "custom-op wrapper", 34: "host objects through the launch", 35: "fake randomness",
-    37: "service abuse", 38: "parser bombs",
+    36: "cross-job state", 37: "service abuse", 38: "parser bombs",
 }
 # Threats of the design's model that no kernel fixture can prove yet, with why: named in the
 # table as open, never silently missing (tests/test_coverage.py).
-NOT_YET: dict[int, str] = {
-    36: "cross-job state: warm worker slots are not built yet (each job is a fresh process in a "
-        "fresh sandbox); the batch's shared reference cache is not mounted in docker or bwrap",
-}
-# Threats whose attack is not a kernel but requests to kgb itself: proved by named tests (the
-# test files must exist and define them; tests/test_coverage.py checks).
+NOT_YET: dict[int, str] = {}
+# Threats proved by named tests rather than a kernel fixture's verdict: requests to kgb serve
+# (37), and state one job plants for the next on its slot (36: a planter and a seeker job, whose
+# verdicts are not the proof). The test files must define them (tests/test_coverage.py).
 PROVED_BY_TESTS: dict[int, tuple[str, ...]] = {
+    36: ("tests/test_warm_slots.py::test_state_one_job_plants_is_not_seen_by_the_next_warm_job",),
     37: ("tests/test_serve.py::test_hostile_requests_get_one_line_4xx_and_the_server_stays_up",
          "tests/test_serve.py::test_a_token_is_required_when_set_and_off_loopback",
          "tests/test_serve.py::test_admission_and_connection_caps_answer_503_at_once",
@@ -57,7 +56,9 @@ MECHANISMS: dict[str, tuple[str, tuple[int, ...]]] = {
                   "statistical checks of distribution, independence and the seed's effect)",
                   (4, 5, 6, 7, 8, 17, 18, 19, 20, 21, 26, 29, 30, 35)),
     "sandbox": ("the sandbox (read-only root, no network, scrubbed environment, limits, "
-                "timeout; the job ends with a verdict and the run goes on)", (23, 25)),
+                "timeout; the job ends with a verdict and the run goes on; a fresh process in a "
+                "fresh sandbox per job, warm or not: what one job plants, the next does not "
+                "see under docker or bwrap)", (23, 25, 36)),
     "unpack": ("safe unpacking of the submission (one-line error, exit 2)", (27,)),
     "compile_error": ("the CPU run predicts what compiled Triton refuses; the report names "
                       "the device that judged", (31,)),
