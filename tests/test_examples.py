@@ -4,6 +4,7 @@ broken one gets the right verdict per kernel, and report.json has the documented
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 
@@ -21,11 +22,24 @@ def test_honest_example_is_the_suite_solutions():
 
 
 def test_honest_example_all_passed(tmp_path, kgb):
+    # The example with a token log of its own and a --pricing table: the same run also
+    # carries the cost section (one run of the 16 kernels serves both; was a run of its own).
+    sub = tmp_path / "honest"
+    shutil.copytree(ROOT / "examples" / "honest", sub)
+    (sub / "tokens.jsonl").write_text(
+        '{"task": "math.addcmul", "attempt": 1, "model": "gpt-4o", "started": 0, "ended": 10,'
+        ' "usage": {"prompt_tokens": 1000, "completion_tokens": 500}}\n'
+        '{"task": "math.addcmul", "attempt": 2, "model": "gpt-4o", "started": 20, "ended": 30,'
+        ' "usage": {"prompt_tokens": 3000, "completion_tokens": 500}}\n'
+        'not json\n')
+    pricing = tmp_path / "prices.toml"
+    pricing.write_text('currency = "USD"\n[models."gpt-4o"]\ninput = 2.0\noutput = 10.0\n')
+    out = tmp_path / "out"
     # two jobs at once, as `make demo` runs it (and both of CI's cores busy)
-    proc = kgb("verify", "examples/honest", "--device", "cpu", "--sandbox", "process",
-               "--jobs", "2", "--out", tmp_path, timeout=1800)
+    proc = kgb("verify", sub, "--device", "cpu", "--sandbox", "process", "--jobs", "2",
+               "--pricing", pricing, "--out", out, timeout=1800)
     assert proc.returncode == 0, proc.stderr[-2000:]
-    report = json.loads((tmp_path / "report.json").read_text())
+    report = json.loads((out / "report.json").read_text())
     bad = {j["task"]: (j["verdict"], j["message"]) for j in report["jobs"]
            if j["verdict"] not in ("passed", "missing")}
     assert not bad
@@ -35,7 +49,7 @@ def test_honest_example_all_passed(tmp_path, kgb):
         assert all(c["status"] in ("passed", "not_checkable") for c in job["cases"])
     # kgb's own cost: every job that ran left its stage marks (on the supervisor's clock, in
     # order) and its phases, and the overhead benchmark reads all 16
-    for job_dir in (tmp_path / "jobs").iterdir():
+    for job_dir in (out / "jobs").iterdir():
         if not (job_dir / "exec.json").exists():
             continue
         marks = [m for m in json.loads((job_dir / "exec.json").read_text())["marks"]
@@ -45,13 +59,25 @@ def test_honest_example_all_passed(tmp_path, kgb):
         assert [m["t"] for m in marks] == sorted(m["t"] for m in marks)
         phases = json.loads((job_dir / "phases.json").read_text())
         assert 0 < phases["sandbox_s"] < phases["total_s"]
-    bench = subprocess.run([sys.executable, "scripts/bench_overhead.py", str(tmp_path), "--json"],
+    bench = subprocess.run([sys.executable, "scripts/bench_overhead.py", str(out), "--json"],
                            cwd=ROOT, capture_output=True, text=True)
     assert bench.returncode == 0, bench.stderr[-2000:]
     summary = json.loads(bench.stdout)
     assert summary["jobs"] == 16
     assert summary["buckets"]["correctness"]["median"] > 0
     assert summary["buckets"]["anti-cheat"]["median"] > 0
+    # The cost section: 4000 input tokens at $2/M + 1000 output at $10/M = $0.018, over the
+    # 16 passed kernels; no speedups on the CPU, so no cost per fast kernel (never zero).
+    cost = report["cost"]
+    assert cost["totals"]["cost"] == {"usd": pytest.approx(0.018), "status": "complete",
+                                      "unpriced_tokens": 0}
+    assert cost["totals"]["tokens"]["total"] == 5000
+    per_correct = cost["per_correct_kernel"]
+    assert per_correct["available"] and per_correct["kernels"] == 16
+    assert per_correct["cost_usd"] == pytest.approx(0.018 / 16)
+    assert cost["per_fast_1_kernel"]["available"] is False
+    assert any(f["code"] == "T101" and f["lines"] == [3] for f in cost["findings"])
+    assert "Token cost" in proc.stdout
 
 
 def test_broken_example_verdicts(tmp_path, kgb):
@@ -107,33 +133,3 @@ def test_broken_verdicts_do_not_depend_on_the_machines_load(tmp_path, kgb):
                 if j["verdict"] != "missing"}
     assert {t: v for t, (v, _) in verdicts.items()} == {
         "math.addcmul": "incorrect", "normalization.rms_norm": "incorrect"}, verdicts
-
-
-def test_verify_carries_the_cost_section(tmp_path, kgb):
-    from conftest import write_submission
-
-    sub = write_submission(tmp_path / "sub", {
-        "math.addcmul": (ROOT / "tasks/Math/addcmul/solution.py").read_text()})
-    (sub / "tokens.jsonl").write_text(
-        '{"task": "math.addcmul", "attempt": 1, "model": "gpt-4o", "started": 0, "ended": 10,'
-        ' "usage": {"prompt_tokens": 1000, "completion_tokens": 500}}\n'
-        '{"task": "math.addcmul", "attempt": 2, "model": "gpt-4o", "started": 20, "ended": 30,'
-        ' "usage": {"prompt_tokens": 3000, "completion_tokens": 500}}\n'
-        'not json\n')
-    pricing = tmp_path / "prices.toml"
-    pricing.write_text('currency = "USD"\n[models."gpt-4o"]\ninput = 2.0\noutput = 10.0\n')
-    proc = kgb("verify", sub, "--device", "cpu", "--sandbox", "process", "--only",
-               "math.addcmul", "--pricing", pricing, "--out", tmp_path / "o", timeout=600)
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    report = json.loads((tmp_path / "o" / "report.json").read_text())
-    cost = report["cost"]
-    # 4000 input tokens at $2/M + 1000 output at $10/M = $0.018, one passed kernel
-    assert cost["totals"]["cost"] == {"usd": pytest.approx(0.018), "status": "complete",
-                                      "unpriced_tokens": 0}
-    assert cost["totals"]["tokens"]["total"] == 5000
-    per_correct = cost["per_correct_kernel"]
-    assert per_correct["available"] and per_correct["kernels"] == 1
-    assert per_correct["cost_usd"] == pytest.approx(0.018)
-    assert cost["per_fast_1_kernel"]["available"] is False  # no speedups yet: never zero
-    assert any(f["code"] == "T101" and f["lines"] == [3] for f in cost["findings"])
-    assert "Token cost" in proc.stdout
