@@ -248,3 +248,12 @@ def test_tasks_list_tags_precisions_and_counts_them():
     for p in PRECISIONS:
         assert counts[p] == sum(p in t.precisions for t in suite.values())
         assert counts[p] > 0, f"no task exercises {p}"
+
+
+def test_the_docs_precision_table_is_in_step_with_the_suite():
+    from kgb.tasks.coverage import in_docs, precision_table
+
+    text = (ROOT / "docs/tasks.md").read_text()
+    table = precision_table(load_suite(ROOT / "tasks").values())
+    assert in_docs(text, table) == text, ("docs/tasks.md's precision table is stale: run "
+                                          "`python -m kgb.tasks.coverage --write`")
