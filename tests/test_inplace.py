@@ -257,3 +257,25 @@ def test_the_docs_precision_table_is_in_step_with_the_suite():
     table = precision_table(load_suite(ROOT / "tasks").values())
     assert in_docs(text, table) == text, ("docs/tasks.md's precision table is stale: run "
                                           "`python -m kgb.tasks.coverage --write`")
+
+
+INPLACE_OPTIMIZERS = ("sgd_momentum_inplace", "adam_inplace", "lamb", "adafactor")
+
+
+@pytest.mark.parametrize("name", INPLACE_OPTIMIZERS)
+def test_in_place_optimizer_tasks_meet_the_suite_bar(name):
+    from kgb.tasks.cost_model import evaluate
+    from kgb.tasks.model import SHAPE_TAGS
+
+    task = load_task(ROOT / "tasks/Optimizer" / name)
+    assert task.inplace and "IN PLACE" in task.description
+    assert {tag for s in task.shapes for tag in s.tags} == set(SHAPE_TAGS)
+    cpu = task.shapes_for("cpu")
+    assert any("tiny" in s.tags for s in cpu) and any("non-pow2" in s.tags for s in cpu)
+    assert any(s.gpu_only for s in task.shapes)
+    for shape in task.shapes:
+        values = dict(shape.dims, itemsize=2)
+        assert evaluate(task.flops, values) > 0 and evaluate(task.bytes, values) > 0
+    assert (task.folder / "solution.py").is_file()
+    optimizers = {p.parent.name for p in (ROOT / "tasks/Optimizer").glob("*/task.toml")}
+    assert len(optimizers) >= 12
