@@ -191,7 +191,8 @@ def _route_kernel(logit_ptr, ids_ptr, w_ptr, T, E, K, RENORM: tl.constexpr,
         wts = tl.where(ks[None, :] == j, tl.sum(tl.where(hit, p, 0.0), axis=1)[:, None], wts)
         cur = tl.where(hit, -float("inf"), cur)
     if RENORM:
-        wts = wts / tl.sum(wts, axis=1)[:, None]
+        total = tl.sum(wts, axis=1)
+        wts = wts / tl.where(r_mask, total, 1.0)[:, None]  # rows past T hold zeros
     out = rows[:, None].to(tl.int64) * K + ks[None, :]
     o_mask = r_mask[:, None] & (ks[None, :] < K)
     tl.store(ids_ptr + out, ids, mask=o_mask)
