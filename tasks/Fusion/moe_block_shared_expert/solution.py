@@ -178,7 +178,7 @@ def _route_kernel(logit_ptr, ids_ptr, w_ptr, T, E, K, RENORM: tl.constexpr,
                  mask=r_mask[:, None] & (es[None, :] < E), other=-float("inf")).to(tl.float32)
     m = tl.where(r_mask, tl.max(lg, axis=1), 0.0)  # rows past T: all -inf, keep them finite
     ex = tl.exp(lg - m[:, None])
-    p = ex / tl.sum(ex, axis=1)[:, None]
+    p = ex / tl.where(r_mask, tl.sum(ex, axis=1), 1.0)[:, None]
     ids = tl.zeros((BLOCK_T, BLOCK_K), dtype=tl.int32)
     wts = tl.zeros((BLOCK_T, BLOCK_K), dtype=tl.float32)
     cur = lg
