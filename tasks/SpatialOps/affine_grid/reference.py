@@ -8,4 +8,7 @@ def reference(theta, h, w):
 
 
 def baseline(theta, h, w):
-    return F.affine_grid(theta, [theta.shape[0], 1, h, w], align_corners=False)
+    # float32, as the contract says: in half precision PyTorch's base grid and batched matmul
+    # round |theta| ~ 300 products and miss the outlier cases by whole units
+    grid = F.affine_grid(theta.float(), [theta.shape[0], 1, h, w], align_corners=False)
+    return grid.to(theta.dtype)
