@@ -74,9 +74,9 @@ def test_the_compile_budget_is_pooled_over_the_jobs_cases(tmp_path, monkeypatch)
     # An autotuned kernel compiles its configs once per (shape, dtype) it meets: the budget the
     # sandbox enforces (and the plan records) is compile_case_s per case, at least compile_time_s.
     sandbox, given = create_sandbox("process"), []
-    real_run = sandbox.run
-    monkeypatch.setattr(sandbox, "run", lambda request, limits: given.append(limits)
-                        or real_run(request, limits))
+    real_start = sandbox.start  # execute starts every candidate's sandbox ahead (warm slots)
+    monkeypatch.setattr(sandbox, "start", lambda request, limits: given.append(limits)
+                        or real_start(request, limits))
     limits = Limits(wall_time_s=120.0, compile_time_s=5.0, compile_case_s=2.0)
     verdict, log_dir = verdict_for(tmp_path, HONEST, monkeypatch, limits=limits, sandbox=sandbox)
     cases = len(json.loads((log_dir / "plan.json").read_text())["cases"])
