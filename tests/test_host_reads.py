@@ -64,3 +64,12 @@ def test_the_wrappers_keep_what_they_wrap(trace):
     assert all(getattr(getattr(torch.Tensor, n), "__kgb_host_read__", False)
                for n in HOST_READS)
     assert torch.Tensor.tolist.__name__ == "tolist"
+
+
+def test_reads_go_to_the_trace_that_watches_last():
+    """The wrappers stay on torch.Tensor for the process: a trace made after another (a second
+    job's in one test process) still gets its reads (seen failing in the full test run)."""
+    DispatchTrace().watch_host_reads()
+    latest = DispatchTrace()
+    latest.watch_host_reads()
+    assert "tolist (host read)" in _ops(latest, lambda: X.tolist())

@@ -268,10 +268,16 @@ def poison(result: Any) -> None:
             storage.fill_(0xFF)  # type: ignore[attr-defined]  # not in torch's stubs
 
 
-def _noting_reads(trace: DispatchTrace, name: str, original: Any) -> Any:
+# The trace host reads are recorded in: the last one that called watch_host_reads (the
+# worker has one; the wrappers stay installed on torch.Tensor, so they must not hold a trace).
+_READS_TRACE: list[DispatchTrace] = []
+
+
+def _noting_reads(name: str, original: Any) -> Any:
     @functools.wraps(original)
     def read(self, *args, **kwargs):
-        if trace.counts():
+        trace = _READS_TRACE[-1] if _READS_TRACE else None
+        if trace is not None and trace.counts():
             trace.ops.add(f"{name} (host read)")
         return original(self, *args, **kwargs)
 
@@ -335,10 +341,11 @@ class DispatchTrace:
         wrapper); a read while traced is recorded as `tolist (host read)`."""
         import torch
 
+        _READS_TRACE[:] = [self]
         for name in HOST_READS:
             original = getattr(torch.Tensor, name, None)
             if original is not None and not getattr(original, "__kgb_host_read__", False):
-                setattr(torch.Tensor, name, _noting_reads(self, name, original))
+                setattr(torch.Tensor, name, _noting_reads(name, original))
 
     def stop(self) -> tuple[str, ...]:
         if self._mode is not None:
