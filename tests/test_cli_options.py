@@ -41,7 +41,7 @@ def one_run(tmp_path_factory):
 def test_a_run_above_its_gate_exits_0_and_says_what_it_measured(one_run):
     out, done = one_run
     assert done.returncode == 0, done.stderr[-2000:]
-    assert "math.addcmul: passed — all" in done.stdout  # --feedback
+    assert "math.addcmul: passed on the CPU — all" in done.stdout  # --feedback (and unrun shapes)
     assert "correct 1/1 (100%)" in done.stdout
     assert "isolation: none" in done.stdout and "make sandboxes" in done.stdout
     report = json.loads((out / "report.json").read_text())
