@@ -128,3 +128,26 @@ def test_state_one_job_plants_is_not_seen_by_the_next_warm_job(backend, tmp_path
     assert phases["waited_for_slot_s"] is not None, "the seeker was not started warm"
     allowed = probe.PROCESS_SHARED if backend == "process" else frozenset()
     assert set(seen["found"]) <= allowed, seen
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_start_outlives_the_thread_that_made_it(backend):
+    """The scheduler prepares jobs in short-lived threads; a parent-death signal fires when the
+    thread that forked a child ends (bwrap --die-with-parent, the supervisor's pdeathsig), and
+    every job prepared ahead under bwrap or process was SIGKILLed before its turn."""
+    import threading
+
+    sandbox = backend_or_skip(backend)
+    code = ("import os; fd = int(os.environ['KGB_CHANNEL'].split(',')[1]); os.read(fd, 2); "
+            "print('alive')")
+    made = {}
+    try:
+        maker = threading.Thread(target=lambda: made.setdefault(
+            "started", sandbox.start(_request(code, "t/thread"), Limits(wall_time_s=30.0))))
+        maker.start()
+        maker.join()
+        time.sleep(1.5)
+        result = made["started"].go()
+    finally:
+        sandbox.close()
+    assert result.returncode == 0 and "alive" in result.stdout, result

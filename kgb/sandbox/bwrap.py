@@ -153,9 +153,12 @@ class BwrapSandbox(Sandbox):
         return _probe()
 
     def run(self, request: SandboxRequest, limits: Limits) -> ExecResult:
-        return self.start(request, limits).go()
+        return self._start(request, limits, hold=False).go()
 
     def start(self, request: SandboxRequest, limits: Limits) -> Started:
+        return self._start(request, limits, hold=request.channel)
+
+    def _start(self, request: SandboxRequest, limits: Limits, hold: bool) -> Started:
         binary = _binary()
         if binary is None or _probe():
             raise SandboxUnavailable(f"sandbox 'bwrap' is unavailable: {_probe()}")
@@ -171,7 +174,7 @@ class BwrapSandbox(Sandbox):
         def clean() -> None:
             shutil.rmtree(state, ignore_errors=True)
 
-        if not request.channel:  # a held worker waits on the channel's answer fd
+        if not hold:  # a held worker waits on the channel's answer fd: only with a channel
             def cold() -> ExecResult:
                 try:
                     return run_supervised(argv, sys.executable, config, limits, notes=notes,

@@ -144,11 +144,14 @@ class DockerSandbox(Sandbox):
     # ------------------------------------------------------------------------------ run
 
     def run(self, request: SandboxRequest, limits: Limits) -> ExecResult:
-        return self.start(request, limits).go()
+        return self._start(request, limits, hold=False).go()
 
     def start(self, request: SandboxRequest, limits: Limits) -> Started:
         """Create and start the container and exec the supervisor in it, held (with a
         channel) until `go`: the worker's imports overlap the slot's previous job."""
+        return self._start(request, limits, hold=request.channel)
+
+    def _start(self, request: SandboxRequest, limits: Limits, hold: bool) -> Started:
         import docker.errors
 
         client = self._engine()
@@ -174,7 +177,7 @@ class DockerSandbox(Sandbox):
                       "rlimits": {"core": 0}, "kill": "all", "kill_uid": 65534,
                       "timeout_s": limits.wall_time_s, "log_bytes": limits.log_bytes,
                       "compile_budget_s": compile_budget_s(limits, request.channel),
-                      "channel": request.channel, "hold": request.channel}
+                      "channel": request.channel, "hold": hold}
             try:
                 worker = _ExecStream(client, container, _supervisor.command(python, config),
                                      limits)

@@ -59,9 +59,12 @@ class ProcessSandbox(Sandbox):
         return None
 
     def run(self, request: SandboxRequest, limits: Limits) -> ExecResult:
-        return self.start(request, limits).go()
+        return self._start(request, limits, hold=False).go()
 
     def start(self, request: SandboxRequest, limits: Limits) -> Started:
+        return self._start(request, limits, hold=request.channel)
+
+    def _start(self, request: SandboxRequest, limits: Limits, hold: bool) -> Started:
         on_cpu = request.device == "cpu"
         rlimits = {"core": 0,
                    # caps any single file the worker writes (outputs, logs it opens itself)
@@ -76,7 +79,7 @@ class ProcessSandbox(Sandbox):
         notes = [] if on_cpu else ["memory limit not enforced by the process backend on GPU"]
         if _ROOT:
             notes.append("process limit not enforced: kgb runs as root, which RLIMIT_NPROC exempts")
-        if not request.channel:  # a held worker waits on the channel's answer fd
+        if not hold:  # a held worker waits on the channel's answer fd: only with a channel
             return _ColdStart(lambda: run_supervised((), sys.executable, config, limits,
                                                      notes=notes, cancel=request.cancel))
         return start_supervised((), sys.executable, config, limits, notes=notes,

@@ -15,6 +15,7 @@ import subprocess
 import threading
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -76,6 +77,13 @@ def _kill_tree(proc: subprocess.Popen, known: set[int]) -> None:
             pass
 
 
+# Every child is forked from this one thread, which lives as long as kgb: a parent-death
+# signal (bwrap --die-with-parent, the supervisor's PR_SET_PDEATHSIG) fires when the *thread*
+# that forked the child ends, and a job prepared ahead by a short-lived thread was killed
+# before its turn (seen: bwrap and process jobs SIGKILLed, workers of prepared jobs gone).
+_SPAWNER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kgb-spawner")
+
+
 class Child:
     """A started child (own session, capped logs). `wait` runs it to its end or its wall-clock
     limit, counted from the call; a held child (`stdin_pipe`) waits for `release` first, and
@@ -85,11 +93,11 @@ class Child:
                  cwd: str | None = None, preexec: Callable[[], None] | None = None,
                  stdin_pipe: bool = False) -> None:
         self.start = time.monotonic()
-        self.proc = subprocess.Popen(
-            list(argv), env=env, cwd=cwd,
+        self.proc = _SPAWNER.submit(
+            subprocess.Popen, list(argv), env=env, cwd=cwd,
             stdin=subprocess.PIPE if stdin_pipe else subprocess.DEVNULL,
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
-            close_fds=True, preexec_fn=preexec)
+            close_fds=True, preexec_fn=preexec).result()
         self.readers = [_CappedReader(self.proc.stdout, log_bytes),
                         _CappedReader(self.proc.stderr, log_bytes)]
         for r in self.readers:
