@@ -92,10 +92,12 @@ def cli() -> None:
                    "sandboxed jobs there; this host grades and writes the reports. 'auto' joins "
                    "the running cluster, 'local' starts one here. Needs the extra: pip install "
                    "-e '.[ray]' (docs/scale.md).")
-@click.option("--warm", type=click.Choice(["on", "off"]), default="on", show_default=True,
+@click.option("--warm", type=click.Choice(["auto", "on", "off"]), default="auto",
+              show_default=True,
               help="Warm slots: each slot starts its next job's sandbox (and the worker's "
                    "imports) while the current job runs; every candidate still gets a fresh "
-                   "process in a fresh sandbox. 'off': each job starts at its turn.")
+                   "process in a fresh sandbox. 'off': each job starts at its turn; 'auto': on "
+                   "for GPU runs and where the CPUs outnumber the slots twice.")
 @click.option("--json", "as_json", is_flag=True, help="Print report.json instead of a table.")
 def verify(submissions: tuple[Path, ...], tasks_dir: Path | None, task_id: str | None,
            out_dir: Path, device: str, sandbox_name: str,
@@ -124,7 +126,7 @@ def verify(submissions: tuple[Path, ...], tasks_dir: Path | None, task_id: str |
             limits=limits, resume=resume, devices=devices, jobs=jobs,
             static=static_layer == "on", timing=timing == "on", baselines=baselines,
             force=force, cuda_graph=cuda_graph, baseline_cache=baseline_cache,
-            ray=ray_address, warm=warm == "on",
+            ray=ray_address, warm=None if warm == "auto" else warm == "on",
             only=tuple(t.strip() for t in only.split(",") if t.strip()) if only else None))
         return
     scratch = tempfile.TemporaryDirectory(prefix="kgb-one-kernel-")
@@ -147,7 +149,8 @@ def verify(submissions: tuple[Path, ...], tasks_dir: Path | None, task_id: str |
             limits=limits, resume=resume, devices=devices, jobs=jobs,
             static=static_layer == "on", timing=timing == "on", baselines=baselines,
             force=force, cuda_graph=cuda_graph, only_submitted=task_id is not None,
-            baseline_cache=baseline_cache, ray=ray_address, warm=warm == "on",
+            baseline_cache=baseline_cache, ray=ray_address,
+            warm=None if warm == "auto" else warm == "on",
             only=tuple(t.strip() for t in only.split(",") if t.strip()) if only else None),
             as_json=as_json, feedback=show_feedback)
     _check_gates(data, gates)

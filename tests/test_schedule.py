@@ -246,3 +246,17 @@ def test_an_idle_slot_takes_another_slots_prepared_job_at_the_tail(monkeypatch):
     board.prepare_next(0).join()
     index, job, prepared = board.take(1)  # another CPU slot: the same device, kept as is
     assert index == 1 and prepared is not None and len(abandoned) == 1
+
+
+def test_warm_slots_are_on_where_they_pay(monkeypatch):
+    """--warm auto: on for GPU slots, and on the CPU only with two CPUs per slot (interpreter
+    jobs that fill the machine gain nothing from imports done beside them)."""
+    import os
+
+    from kgb.runner.verify import warm_pays
+
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    assert warm_pays("cuda", ("cuda:0", "cuda:1", "cuda:2"))
+    assert warm_pays("cpu", ("cpu",)) and not warm_pays("cpu", ("cpu", "cpu"))
+    monkeypatch.setattr(os, "cpu_count", lambda: 16)
+    assert warm_pays("cpu", ("cpu",) * 8) and not warm_pays("cpu", ("cpu",) * 9)

@@ -56,7 +56,8 @@ class VerifyOptions:
     only_submitted: bool = False  # without `only`: just the tasks the submission has kernels for
     refcache: Path | None = None  # reference outputs shared with other runs (a batch's)
     ray: str | None = None  # --ray ADDRESS: jobs on a Ray cluster's actors (kgb.placement)
-    warm: bool = True  # --warm: each slot prepares its next job while the current one runs
+    # --warm: each slot prepares its next job while the current one runs (None: warm_pays)
+    warm: bool | None = None
     # --baseline-cache: the trusted store of baseline timings; None: the default folder
     # (kgb.runner.baseline_cache.default_root), "off", or a folder
     baseline_cache: str | None = None
@@ -68,6 +69,14 @@ def _mode_suffix(options: VerifyOptions) -> str:
     return (("" if options.static else "+static-off") + ("" if options.timing else "+timing-off")
             + ("" if options.baselines == "all" else f"+baselines-{options.baselines}")
             + ("+cuda-graph" if options.cuda_graph else ""))
+
+
+def warm_pays(device: str, slots: tuple[str, ...]) -> bool:
+    """Whether preparing each slot's next job ahead saves time: on a GPU (the jobs wait on the
+    device, the host's CPUs are idle), or where there are at least two CPUs per slot. Interpreter
+    jobs on a machine they already fill gain nothing and compete with the held imports (the
+    16-kernel demo on 2 cores, --jobs 2: 136 s warm, 108 s cold)."""
+    return device != "cpu" or (os.cpu_count() or 1) >= 2 * len(slots)
 
 
 def resolve_device(requested: str) -> str:
@@ -247,7 +256,8 @@ def _run_verify(options: VerifyOptions, as_json: bool, feedback: bool, quiet: bo
                          peaks=None if placement else device_peaks(slots),  # Ray: the actor's
                          timing=options.timing, baselines=options.baselines,
                          cuda_graph=options.cuda_graph, baseline_cache=cache,
-                         warm=options.warm)
+                         warm=warm_pays(device, slots) if options.warm is None
+                         else options.warm)
         stack.enter_context(_stop_signals_interrupt())
         if placement is not None:  # its actors start, on the run's files, shipped once
             stack.callback(placement.release)
