@@ -16,7 +16,7 @@ The sandbox (see docs/sandboxes.md for the full policy):
 - the worker runs under the supervisor: as root kgb gives it a fresh unused uid (no
   capabilities, RLIMIT_NPROC counts only its own processes); otherwise the user namespace's
   capabilities are dropped; no_new_privs; rlimits for processes, memory (CPU jobs) and core;
-  the in-sandbox timeout and the host's `run_child` deadline both kill the whole tree.
+  the in-sandbox timeout and the host's `Child.wait` deadline both kill the whole tree.
 """
 
 from __future__ import annotations
@@ -39,10 +39,9 @@ from kgb.sandbox.base import (
     SandboxRequest,
     SandboxUnavailable,
     Started,
-    _ColdStart,
     register_backend,
 )
-from kgb.sandbox.subproc import run_supervised, start_supervised
+from kgb.sandbox.subproc import start_supervised
 
 EXPORT = "/.kgb-export"  # where the host output folder is bound until the supervisor detaches it
 SHM_BYTES = 64 * MiB
@@ -174,16 +173,8 @@ class BwrapSandbox(Sandbox):
         def clean() -> None:
             shutil.rmtree(state, ignore_errors=True)
 
-        if not hold:  # a held worker waits on the channel's answer fd: only with a channel
-            def cold() -> ExecResult:
-                try:
-                    return run_supervised(argv, sys.executable, config, limits, notes=notes,
-                                          cancel=request.cancel)
-                finally:
-                    clean()
-            return _ColdStart(cold)
         return start_supervised(argv, sys.executable, config, limits, notes=notes,
-                                cancel=request.cancel, on_end=clean)
+                                cancel=request.cancel, on_end=clean, hold=hold)
 
     def _command(self, binary: str, request: SandboxRequest, limits: Limits, state: Path,
                  uid: int, root: bool) -> tuple[list[str], dict, list[str]]:

@@ -23,10 +23,9 @@ from kgb.sandbox.base import (
     Sandbox,
     SandboxRequest,
     Started,
-    _ColdStart,
     register_backend,
 )
-from kgb.sandbox.subproc import run_supervised, start_supervised
+from kgb.sandbox.subproc import start_supervised
 
 _ROOT = os.geteuid() == 0
 
@@ -79,8 +78,5 @@ class ProcessSandbox(Sandbox):
         notes = [] if on_cpu else ["memory limit not enforced by the process backend on GPU"]
         if _ROOT:
             notes.append("process limit not enforced: kgb runs as root, which RLIMIT_NPROC exempts")
-        if not hold:  # a held worker waits on the channel's answer fd: only with a channel
-            return _ColdStart(lambda: run_supervised((), sys.executable, config, limits,
-                                                     notes=notes, cancel=request.cancel))
         return start_supervised((), sys.executable, config, limits, notes=notes,
-                                cancel=request.cancel)
+                                cancel=request.cancel, hold=hold)

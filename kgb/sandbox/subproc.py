@@ -3,9 +3,10 @@ bwrap backends. The child gets its own session, no inherited file descriptors, a
 with every descendant — including ones that escaped into a new session — when it ends or
 times out.
 
-`run_supervised` runs a command through kgb's in-sandbox supervisor (`_supervisor.py`), which
-does the in-sandbox timeout, tree kill and log capping and reports what happened; `run_child`
-stays the host-side backstop (its own, later, deadline and its own kill of the tree)."""
+`start_supervised` starts a command through kgb's in-sandbox supervisor (`_supervisor.py`),
+held for a warm start or not, which does the in-sandbox timeout, tree kill and log capping and
+reports what happened; `Child.wait` stays the host-side backstop (its own, later, deadline and
+its own kill of the tree)."""
 
 from __future__ import annotations
 
@@ -33,7 +34,7 @@ class ChildOutcome:
     stdout: str
     stderr: str
     truncated: bool
-    stderr_bytes: bytes = b""  # the kept stderr undecoded, when run_child(raw=True)
+    stderr_bytes: bytes = b""  # the kept stderr undecoded, when Child.wait(raw=True)
 
 
 class _CappedReader(threading.Thread):
@@ -162,12 +163,6 @@ class Child:
             r.join(timeout=5)
 
 
-def run_child(argv: Sequence[str], env: dict[str, str], timeout_s: float, log_bytes: int,
-              cwd: str | None = None, preexec: Callable[[], None] | None = None,
-              raw: bool = False, cancel: threading.Event | None = None) -> ChildOutcome:
-    return Child(argv, env, log_bytes, cwd, preexec).wait(timeout_s, raw, cancel)
-
-
 # Room kept on the host beyond Limits.log_bytes for the supervisor's report line.
 REPORT_ROOM = 64 * 1024
 # How long after the in-sandbox deadline the host stops waiting and kills from outside.
@@ -208,43 +203,25 @@ class SupervisedStart:
 def start_supervised(prefix: Sequence[str], python: str, config: dict, limits: Limits,
                      cwd: str | None = None, preexec: Callable[[], None] | None = None,
                      notes: Sequence[str] = (), cancel: threading.Event | None = None,
-                     on_end: Callable[[], None] | None = None) -> SupervisedStart:
-    """Start `prefix + [python, supervisor, config]` held: the worker imports, then waits for
-    `go`. `config` gets argv/env/cwd from the caller; timeout and log cap come from `limits`."""
+                     on_end: Callable[[], None] | None = None,
+                     hold: bool = True) -> SupervisedStart:
+    """Start `prefix + [python, supervisor, config]`; held (`hold`, with a channel) the worker
+    imports, then waits for `go`. `config` gets argv/env/cwd from the caller; timeout and log
+    cap come from `limits`."""
     from kgb.sandbox import _supervisor
     from kgb.sandbox.base import compile_budget_s
 
     budget = compile_budget_s(limits, bool(config.get("channel")))
     config = dict(config, timeout_s=limits.wall_time_s, compile_budget_s=budget,
-                  log_bytes=limits.log_bytes, hold=True)
+                  log_bytes=limits.log_bytes, hold=hold)
     try:
         child = Child(list(prefix) + _supervisor.command(python, config), {},
-                      limits.log_bytes + REPORT_ROOM, cwd=cwd, preexec=preexec, stdin_pipe=True)
+                      limits.log_bytes + REPORT_ROOM, cwd=cwd, preexec=preexec, stdin_pipe=hold)
     except BaseException:
         if on_end is not None:
             on_end()
         raise
     return SupervisedStart(child, limits, budget, notes, cancel, on_end)
-
-
-def run_supervised(prefix: Sequence[str], python: str, config: dict, limits: Limits,
-                   cwd: str | None = None, preexec: Callable[[], None] | None = None,
-                   notes: Sequence[str] = (), cancel: threading.Event | None = None
-                   ) -> ExecResult:
-    """Run `prefix + [python, supervisor, config]` and turn the supervisor's report into an
-    ExecResult. `config` gets argv/env/cwd from the caller; timeout and log cap come from
-    `limits`."""
-    from kgb.sandbox import _supervisor
-    from kgb.sandbox.base import compile_budget_s
-
-    budget = compile_budget_s(limits, bool(config.get("channel")))
-    config = dict(config, timeout_s=limits.wall_time_s, compile_budget_s=budget,
-                  log_bytes=limits.log_bytes)
-    outcome = run_child(list(prefix) + _supervisor.command(python, config), {},
-                        limits.wall_time_s + budget + HOST_GRACE_S,
-                        limits.log_bytes + REPORT_ROOM,
-                        cwd=cwd, preexec=preexec, raw=True, cancel=cancel)
-    return _result(outcome, notes)
 
 
 def _result(outcome: ChildOutcome, notes: Sequence[str]) -> ExecResult:
