@@ -269,6 +269,8 @@ def worker_env(device: str, tmp_dir: Path, limits: Limits) -> dict[str, str]:
         "OMP_NUM_THREADS": str(max(1, int(limits.cpus))),
         "MPLCONFIGDIR": str(tmp_dir),
     }
+    if os.environ.get("KGB_PRECOMPILE") == "0":  # the autotune pre-compile off (a benchmark)
+        env["KGB_PRECOMPILE"] = "0"
     if device == "cpu":
         env["TRITON_INTERPRET"] = "1"
         env["CUDA_VISIBLE_DEVICES"] = ""

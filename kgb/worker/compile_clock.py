@@ -7,9 +7,11 @@ and moves the run-time deadline out by it, up to the compile budget."""
 
 from __future__ import annotations
 
+import contextlib
 import os
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from kgb.bench.channel import ENV as CHANNEL_ENV
@@ -32,6 +34,8 @@ class CompileClock:
         self._depth = 0
         self._since = 0.0
         self._announce: Callable[[str], None] = lambda _: None
+        # Compiles may open on the pre-compile's threads too (precompile.py): one depth.
+        self._lock = threading.RLock()
 
     def announce_to(self, send: Callable[[str], None]) -> None:
         """`send("+")` when a compile/autotune interval opens, `send("-")` when it closes."""
@@ -64,17 +68,28 @@ class CompileClock:
 
         setattr(cls, name, timed)
 
+    @contextlib.contextmanager
+    def interval(self) -> Iterator[None]:
+        """One compile interval around work that is not a wrapped call (the pre-compile)."""
+        self._enter()
+        try:
+            yield
+        finally:
+            self._leave()
+
     def _enter(self) -> None:
-        if self._depth == 0:
-            self._since = time.perf_counter()
-            self._announce("+")
-        self._depth += 1
+        with self._lock:
+            if self._depth == 0:
+                self._since = time.perf_counter()
+                self._announce("+")
+            self._depth += 1
 
     def _leave(self) -> None:
-        self._depth -= 1
-        if self._depth == 0:
-            self.seconds += time.perf_counter() - self._since
-            self._announce("-")
+        with self._lock:
+            self._depth -= 1
+            if self._depth == 0:
+                self.seconds += time.perf_counter() - self._since
+                self._announce("-")
 
     def now(self) -> float:
         """Compile time so far, including a compile in progress."""

@@ -86,6 +86,12 @@ class LaunchCounter:
         traced = self.trace is not None and self.trace._mode is not None
         return self.body.watching(kernel) if interpreted or traced else contextlib.nullcontext()
 
+    def compile_watch(self, kernel: str) -> Any:
+        """What a compile on the pre-compile's pool runs under (precompile.py): the body watch
+        a compile on the main thread runs under inside its launch (a dispatch mode is per
+        thread), so Python a compile calls back into cannot run PyTorch unseen there."""
+        return self._watching(False, kernel)
+
     def install(self) -> None:
         from triton.runtime.jit import JITFunction
 

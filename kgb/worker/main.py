@@ -24,7 +24,7 @@ from kgb.bench.channel import STAGE_MARK, Channel
 from kgb.bench.profiler import profile_call
 from kgb.jsonfiles import write_json_atomic
 from kgb.tasks.casegen import call_inputs, fingerprint, load_module, outputs_fingerprint
-from kgb.worker import interpreter_fixes, timing
+from kgb.worker import interpreter_fixes, precompile, timing
 from kgb.worker.compile_clock import CompileClock, startup
 from kgb.worker.cuda_on_cpu import disguised, patch_torch_cuda
 from kgb.worker.errors import candidate_traceback, describe, error_kind
@@ -154,6 +154,8 @@ def _run(spec: P.JobSpec, progress: _Progress) -> None:
     counter.install()
     progress.clock.install()
     progress.clock.announce_to(channel.compiling)
+    if not spec.interpreter and spec.device.startswith("cuda") and precompile.enabled():
+        precompile.install(progress.clock.interval, counter.compile_watch, precompile.workers())
     progress.report()
     # make_inputs only: the task's reference never enters this process (design rule 2).
     task_inputs = load_module(Path(spec.inputs_path), "kgb_task_inputs")
