@@ -301,6 +301,19 @@ def test_random_task_constant_seed_rejected_D303(tmp_path, monkeypatch):
     assert (verdict.verdict, verdict.rule) == ("rejected", "D303"), verdict.message
 
 
+def test_the_same_bits_on_a_case_too_small_to_tell_are_not_D303(tmp_path, monkeypatch):
+    """On the tiny case (3 x 17) an honest dropout's two seeds give the same 51 decisions with
+    probability up to 4e-5 (p = 0.1): the task's reseed test, with its proved false-failure
+    bound, finds no dependence there, so the same bits alone are not D303. Simulated by a
+    kernel that keeps one seed on inputs under 64 elements (what chance does to an honest one);
+    the larger case still judges the seed, as the constant-seed test above shows."""
+    source = DROPOUT.replace("1.0 / (1.0 - p), seed,",
+                             "1.0 / (1.0 - p), seed if n >= 64 else 12345,")
+    assert "12345" in source
+    verdict = dropout_verdict(tmp_path, source, monkeypatch)
+    assert verdict.verdict == "passed", verdict.message
+
+
 def test_random_task_seed_that_does_not_repeat_rejected_D302(tmp_path, monkeypatch):
     """A kernel whose randomness comes from a counter of calls: the same seed gives another
     mask the second time."""

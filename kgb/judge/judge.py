@@ -145,16 +145,21 @@ class _Job:
                 passed, rule = False, RR.NONDETERMINISTIC.id
                 message = ("the same inputs gave different bits on a second call" +
                            (" (the same seed must repeat)" if self.statistical else ""))
-        elif passed and call.kind == P.CallKind.RESEED and primary is not None \
-                and _same_bits(outputs, primary):
-            passed, rule = False, RR.SEED_IGNORED.id
-            message = "another seed gave the very same output: the seed is ignored"
-        elif passed and call.kind == P.CallKind.RESEED and primary is not None \
-                and self.primary_inputs is not None and hasattr(self.reference, "check_reseed"):
+        elif passed and call.kind == P.CallKind.RESEED and primary is not None:
             # Another seed must give an independent draw, not the primary's shifted or flipped.
-            problems = self.reference.check_reseed(tuple(primary), self.primary_inputs,
-                                                   tuple(outputs), inputs)
-            passed, message = not problems, "; ".join(problems)
+            # The same bits are D303 only where the task's own test (proved false-failure bound)
+            # says the two draws depend: a tiny case's 51 dropout decisions repeat by chance
+            # with probability up to 4e-5, which an honest kernel must not pay for.
+            problems: list[str] = []
+            judged = self.primary_inputs is not None and hasattr(self.reference, "check_reseed")
+            if judged:
+                problems = list(self.reference.check_reseed(tuple(primary), self.primary_inputs,
+                                                             tuple(outputs), inputs))
+            if _same_bits(outputs, primary) and (problems or not judged):
+                passed, rule = False, RR.SEED_IGNORED.id
+                message = "another seed gave the very same output: the seed is ignored"
+            else:
+                passed, message = not problems, "; ".join(problems)
         if call.kind == P.CallKind.PRIMARY:
             self.primary_inputs = inputs
         status = P.CaseStatus.PASSED if passed else P.CaseStatus.FAILED
