@@ -59,7 +59,8 @@ NONDETERMINISTIC = declare(Rule(
     "Avoid races and uninitialised reads; derive random numbers from the seed argument only."))
 SEED_IGNORED = declare(Rule(
     "D303", 3, "seed-ignored", (7,),
-    "A Random task's kernel gave the very same output for another seed.",
+    "A Random task's kernel gave the very same output for another seed, where the task's "
+    "reseed test also finds the two draws dependent (tiny cases repeat by chance).",
     "Draw the random numbers from the seed argument (tl.rand(seed, offsets))."))
 WORK_OUTSIDE_TIMED_WINDOW = declare(Rule(
     "D304", 3, "work-outside-timed-window", (12, 13, 14),
