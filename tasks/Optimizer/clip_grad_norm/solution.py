@@ -24,23 +24,21 @@ def _norm_kernel(partial_ptr, norm_ptr, coef_ptr, num_partials, max_norm, eps,
 
 
 @triton.jit
-def _scale_kernel(g_ptr, coef_ptr, out_ptr, n, BLOCK: tl.constexpr):
+def _scale_kernel(g_ptr, coef_ptr, n, BLOCK: tl.constexpr):
     offs = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
     mask = offs < n
     g = tl.load(g_ptr + offs, mask=mask, other=0.0).to(tl.float32)
-    tl.store(out_ptr + offs, (g * tl.load(coef_ptr)).to(out_ptr.dtype.element_ty), mask=mask)
+    tl.store(g_ptr + offs, (g * tl.load(coef_ptr)).to(g_ptr.dtype.element_ty), mask=mask)
 
 
-def run(g):
-    g_c = g.contiguous()
-    n = g_c.numel()
+def run(g, total_norm):
+    n = g.numel()
     BLOCK = 1024
     blocks = triton.cdiv(n, BLOCK)
     partial = torch.empty((blocks,), dtype=torch.float32, device=g.device)
-    norm = torch.empty((1,), dtype=torch.float32, device=g.device)
     coef = torch.empty((1,), dtype=torch.float32, device=g.device)
-    out = torch.empty_like(g_c)
-    _partial_sumsq_kernel[(blocks,)](g_c, partial, n, BLOCK=BLOCK, num_warps=4)
-    _norm_kernel[(1,)](partial, norm, coef, blocks, 1.0, 1e-6, BLOCK=64, num_warps=2)
-    _scale_kernel[(blocks,)](g_c, coef, out, n, BLOCK=BLOCK, num_warps=4)
-    return out, norm
+    # Every partial sum is taken (first kernel) before any element is scaled (third): the
+    # launches on one stream keep that order, so g can be scaled in place.
+    _partial_sumsq_kernel[(blocks,)](g, partial, n, BLOCK=BLOCK, num_warps=4)
+    _norm_kernel[(1,)](partial, total_norm, coef, blocks, 1.0, 1e-6, BLOCK=64, num_warps=2)
+    _scale_kernel[(blocks,)](g, coef, n, BLOCK=BLOCK, num_warps=4)

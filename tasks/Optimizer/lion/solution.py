@@ -1,11 +1,10 @@
-import torch
 import triton
 import triton.language as tl
 
 
 @triton.jit
-def _lion_kernel(p_ptr, g_ptr, m_ptr, p_out, m_out, n_elements, lr, decay_factor,
-                 beta1, beta2, BLOCK: tl.constexpr):
+def _lion_kernel(p_ptr, g_ptr, m_ptr, n_elements, lr, decay_factor, beta1, beta2,
+                 BLOCK: tl.constexpr):
     offs = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
     mask = offs < n_elements
     p = tl.load(p_ptr + offs, mask=mask, other=0.0).to(tl.float32)
@@ -15,17 +14,15 @@ def _lion_kernel(p_ptr, g_ptr, m_ptr, p_out, m_out, n_elements, lr, decay_factor
     direction = tl.where(c > 0, 1.0, tl.where(c < 0, -1.0, 0.0))
     p = p * decay_factor - lr * direction
     m = beta2 * m + (1.0 - beta2) * g
-    tl.store(p_out + offs, p.to(p_out.dtype.element_ty), mask=mask)
-    tl.store(m_out + offs, m.to(m_out.dtype.element_ty), mask=mask)
+    # In place: each program reads its elements before writing them back.
+    tl.store(p_ptr + offs, p.to(p_ptr.dtype.element_ty), mask=mask)
+    tl.store(m_ptr + offs, m.to(m_ptr.dtype.element_ty), mask=mask)
 
 
 def run(p, g, m):
     lr, beta1, beta2, weight_decay = 1e-4, 0.9, 0.99, 0.1
-    p_c, g_c, m_c = p.contiguous(), g.contiguous(), m.contiguous()
-    p_new, m_new = torch.empty_like(p_c), torch.empty_like(m_c)
-    n = p_c.numel()
+    n = p.numel()
     BLOCK = 1024
-    _lion_kernel[(triton.cdiv(n, BLOCK),)](p_c, g_c, m_c, p_new, m_new, n, lr,
-                                           1.0 - lr * weight_decay, beta1, beta2,
-                                           BLOCK=BLOCK, num_warps=4)
-    return p_new, m_new
+    # contiguous tensors (the task promises it), written through their own pointers
+    _lion_kernel[(triton.cdiv(n, BLOCK),)](p, g, m, n, lr, 1.0 - lr * weight_decay, beta1,
+                                           beta2, BLOCK=BLOCK, num_warps=4)
