@@ -373,6 +373,43 @@ def test_process_backend_kills_a_fast_escapee(tmp_path):
 @pytest.mark.parametrize("backend", [pytest.param("docker", marks=pytest.mark.docker),
                                      pytest.param("bwrap", marks=pytest.mark.bwrap),
                                      "process"])
+def test_a_held_start_stopped_before_go_is_kgbs_failure_not_a_verdict(backend, tmp_path):
+    """Issue 28: `make demo-broken` beside busy loops once gave the hanging sum_rows `crashed`
+    ('the worker died without a result (exit code None)', wall 0.0001 s): its job, prepared
+    ahead, was held when a parent-death signal bound to the thread that prepared it stopped
+    its supervisor, and the host read that as the kernel's crash. The candidate's code never
+    runs before `go`, so a held start stopped from outside is kgb's failure (InfraError: the
+    run fails closed), never an ExecResult a verdict is drawn from."""
+    from kgb.errors import InfraError
+    from kgb.runner.execute import runtime_paths
+
+    sandbox = backend_or_skip(backend)
+    marker = f"kgb-test-held-{secrets.token_hex(4)}"
+    code = f"import os; os.read(int(os.environ['KGB_CHANNEL'].split(',')[1]), 2)  # {marker}"
+    out, tmp = Path(tempfile.mkdtemp()), Path(tempfile.mkdtemp())  # the worker's uid reaches /tmp
+    try:
+        started = sandbox.start(SandboxRequest(
+            argv=(sys.executable, "-c", code), out_dir=out, ro_paths=runtime_paths(),
+            env=(("PATH", "/usr/bin:/bin"),), tmp_dir=tmp, channel=True, label="t/held-stop"),
+            Limits(wall_time_s=30.0))
+        deadline = time.monotonic() + 60
+        while not (supervisors := [p for p in psutil.process_iter(["cmdline"])
+                                   if any("_supervisor.py" in a for a in p.info["cmdline"] or [])
+                                   and any(marker in a for a in p.info["cmdline"] or [])]):
+            assert time.monotonic() < deadline, "the held supervisor never showed"
+            time.sleep(0.2)
+        for supervisor in supervisors:
+            supervisor.send_signal(signal.SIGTERM)
+        time.sleep(2)
+        with pytest.raises(InfraError, match="before the job was released"):
+            started.go()
+    finally:
+        sandbox.close()
+
+
+@pytest.mark.parametrize("backend", [pytest.param("docker", marks=pytest.mark.docker),
+                                     pytest.param("bwrap", marks=pytest.mark.bwrap),
+                                     "process"])
 def test_a_worker_that_kills_its_supervisor_leaves_nothing(backend, tmp_path):
     """Where the worker may signal the supervisor (same uid), killing it must not let the
     worker outlive the job: the host's backstop takes over."""

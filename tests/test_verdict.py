@@ -126,6 +126,15 @@ def test_no_result_file_is_crashed_with_signal():
     assert v.verdict == "crashed" and "signal 9" in v.message and "Killed" in v.message
 
 
+def test_no_result_without_an_exit_status_says_the_supervisor_was_stopped():
+    """A supervisor signalled after `go` reports no status (the worker may have done it: same
+    uid on `process`), so the kernel keeps `crashed` — with a message that says what
+    happened, not 'exit code None' (issue 28's hang under load said only that)."""
+    v = go(execution=P.ExecRecord("process", None, False, 0.5, False), result=None)
+    assert v.verdict == "crashed" and "exit code None" not in v.message
+    assert "supervisor was stopped while the worker ran" in v.message, v.message
+
+
 def test_import_failure_is_compile_error():
     v = go(result=result(error_kind=P.ErrorKind.COMPILE, error="SyntaxError: x"))
     assert v.verdict == "compile_error" and "SyntaxError" in v.message

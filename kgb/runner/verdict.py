@@ -251,5 +251,7 @@ def _death_message(execution: P.ExecRecord | None) -> str:
         return "the worker did not run"
     code = execution.returncode
     how = f"killed by signal {-code}" if code is not None and code < 0 else f"exit code {code}"
+    if code is None:  # the supervisor was signalled while the worker ran: no status to report
+        how = "no exit status: the sandbox's supervisor was stopped while the worker ran"
     tail = f": {execution.stderr_tail}" if execution.stderr_tail else ""
     return f"the worker died without a result ({how}){tail}"

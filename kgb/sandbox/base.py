@@ -26,6 +26,11 @@ class SandboxUnavailable(InfraError):
     """The backend cannot run here (no engine, no binary, no permission). Never a verdict."""
 
 
+class JobNotStarted(InfraError):
+    """A held start (Sandbox.start) was stopped from outside before `go`: the candidate's code
+    never ran, so no verdict can be drawn (issue 28: it was read as the kernel's crash)."""
+
+
 @dataclass(frozen=True)
 class Limits:
     """What one candidate job may use. Each backend enforces what it can and says what it can't

@@ -32,6 +32,7 @@ from typing import Any
 from kgb.sandbox import _supervisor, gpu, images
 from kgb.sandbox.base import (
     ExecResult,
+    JobNotStarted,
     Limits,
     MiB,
     Sandbox,
@@ -196,6 +197,9 @@ class DockerSandbox(Sandbox):
         start = time.monotonic()
         try:
             try:
+                # held and already gone: nothing of the candidate ran (see `stopped` below)
+                ended_held = bool(config.get("hold")) and \
+                    not client.api.exec_inspect(worker.exec_id).get("Running", True)
                 worker.release()
                 code, out, err, host_timeout = self._await_worker(client, container, worker,
                                                                   config, limits, request.cancel)
@@ -207,6 +211,13 @@ class DockerSandbox(Sandbox):
             notes += self._collect(client, container, request, limits)
         finally:
             _teardown(container)
+        stopped = _supervisor.stopped_while_held(report)
+        if stopped is None and ended_held and not host_timeout:
+            stopped = f"the sandbox ended (exit code {code}) while it waited"
+        if stopped is not None:  # the candidate never ran: kgb's side (subproc._result too)
+            raise JobNotStarted(f"a job's sandbox was stopped before the job was released "
+                                f"({stopped}); kgb's side, not the kernel's: run again with "
+                                "--resume")
         if report is None:
             notes.append("the sandbox supervisor did not report (killed from outside?); return "
                          "code and timeout are the host's view")

@@ -181,12 +181,14 @@ class SupervisedStart:
 
     def go(self) -> ExecResult:
         try:
+            # held (a stdin to say go on) and already gone: nothing of the candidate ran
+            ended_held = self.child.proc.stdin is not None and self.child.proc.poll() is not None
             self.child.release()
             outcome = self.child.wait(self.limits.wall_time_s + self.budget + HOST_GRACE_S,
                                       raw=True, cancel=self.cancel)
         finally:
             self._ended()
-        return _result(outcome, self.notes)
+        return _result(outcome, self.notes, ended_held)
 
     def abandon(self) -> None:
         try:
@@ -224,12 +226,19 @@ def start_supervised(prefix: Sequence[str], python: str, config: dict, limits: L
     return SupervisedStart(child, limits, budget, notes, cancel, on_end)
 
 
-def _result(outcome: ChildOutcome, notes: Sequence[str]) -> ExecResult:
-    """The supervisor's report (or, without one, the host's view) as an ExecResult."""
+def _result(outcome: ChildOutcome, notes: Sequence[str], ended_held: bool = False) -> ExecResult:
+    """The supervisor's report (or, without one, the host's view) as an ExecResult; a held
+    start that ended before `go` (`ended_held`, or the report says so) raises JobNotStarted."""
     from kgb.sandbox import _supervisor
-    from kgb.sandbox.base import ExecResult, worker_seconds
+    from kgb.sandbox.base import ExecResult, JobNotStarted, worker_seconds
 
     stderr, report = _supervisor.split_report(outcome.stderr_bytes)
+    stopped = _supervisor.stopped_while_held(report)
+    if stopped is None and ended_held and not outcome.timed_out:
+        stopped = f"the sandbox ended (return code {outcome.returncode}) while it waited"
+    if stopped is not None:
+        raise JobNotStarted(f"a job's sandbox was stopped before the job was released ({stopped});"
+                            " kgb's side, not the kernel's: run again with --resume")
     notes = list(notes)
     if report is None:
         notes.append("the sandbox supervisor did not report (killed from outside, or the sandbox "
