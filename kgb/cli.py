@@ -662,9 +662,15 @@ def lint(ctx: click.Context, file: Path, task_id: str | None, tasks_dir: Path,
               show_default=True, help="Largest request body accepted (413 above).")
 @click.option("--tasks", "tasks_dir", type=click.Path(path_type=Path), default=DEFAULT_TASKS,
               show_default="the bundled suite", help="Task suite folder.")
+@click.option("--warm", type=click.Choice(["auto", "on", "off"]), default="auto",
+              show_default=True,
+              help="Warm slots, as kgb verify --warm: each slot keeps its next request's kgb "
+                   "process started and prepares a waiting request's sandbox ahead; every "
+                   "request still gets a fresh process in a fresh sandbox.")
 def serve(host: str, port: int, token_file: Path | None, slots: int | None,
           queue: int | None, device: str, sandbox_name: str, timeout: float | None,
-          request_timeout: float | None, max_request_bytes: int, tasks_dir: Path) -> None:
+          request_timeout: float | None, max_request_bytes: int, tasks_dir: Path,
+          warm: str) -> None:
     """Serve verifications over HTTP: POST /v1/verify {"task": ID, "source": "..."} (or a
     submission archive) answers the verdict JSON; GET /v1/health. docs/api.md has the fields,
     status codes, limits and a client."""
@@ -679,11 +685,12 @@ def serve(host: str, port: int, token_file: Path | None, slots: int | None,
     if token is None:
         KgbServer.check_address(host)
     with Verifier(slots, tasks=tasks_dir, device=device, sandbox=sandbox_name,
-                  timeout_s=timeout, deadline_s=request_timeout) as verifier:
+                  timeout_s=timeout, deadline_s=request_timeout, warm=warm) as verifier:
         server = KgbServer(options, verifier)
         bound, port = server.server_address[:2]
         click.echo(f"kgb serve: listening on http://{bound!s}:{port} ({verifier.slots} "
-                   f"slot(s), {'token required' if token else 'no token: loopback only'})",
+                   f"{'warm ' if verifier.warm else ''}slot(s), "
+                   f"{'token required' if token else 'no token: loopback only'})",
                    err=True)
         def stop(signum: int, _frame: object) -> None:  # SIGTERM ends it as Ctrl-C does:
             raise KeyboardInterrupt  # the Verifier's exit ends every child it started

@@ -4,9 +4,12 @@
         result = await verifier.verify("activation.relu", source)
         results = await verifier.verify_many([(task, src) for src in candidates])
 
-Each verification runs the same pipeline as kgb.verify_kernel (in a child process: see
-kgb.serve.executor) and returns the same `JobResult`. At most `slots` run at once; the rest
-wait. A verification kgb could not finish (its own failure, a passed deadline) is a result with
+Each verification runs the same pipeline as kgb.verify_kernel (in a child process of its own,
+in a fresh sandbox) and returns the same `JobResult`. At most `slots` run at once; the rest
+wait. Warm slots (`warm`, as `kgb verify --warm`; "auto": on where warm_pays says it saves time)
+keep each slot's next child started and prepare the next waiting request ahead
+(kgb.serve.warm); off, each request starts from nothing (kgb.serve.executor). A verification
+kgb could not finish (its own failure, a passed deadline) is a result with
 `status == "infra_error"` — drop that sample, never score it 0. A task id the suite does not
 have raises BadInput at once. The same object serves `kgb serve` through `submit` (threads)."""
 
@@ -25,6 +28,9 @@ from types import TracebackType
 from kgb.api import DEFAULT_TASKS, JobResult
 from kgb.errors import BadInput
 from kgb.serve.executor import ExecOptions, Executor, LocalExecutor, VerifyRequest
+from kgb.serve.warm import WarmSlots
+
+WARM_MODES = ("auto", "on", "off")
 
 
 def default_slots(device: str) -> int:
@@ -44,9 +50,17 @@ def default_deadline(timeout_s: float | None, device: str) -> float:
 class Verifier:
     def __init__(self, slots: int | None = None, *, tasks: str | Path = DEFAULT_TASKS,
                  device: str = "auto", sandbox: str = "auto", timeout_s: float | None = None,
-                 deadline_s: float | None = None, executor: Executor | None = None) -> None:
+                 deadline_s: float | None = None, warm: str = "auto", static: bool = True,
+                 executor: Executor | None = None) -> None:
+        """`static=False` is `kgb verify --static off` (research, and tests of the sandbox);
+        `executor` replaces the child processes (tests), without warm slots."""
+        if warm not in WARM_MODES:
+            raise BadInput(f"warm={warm!r}: give one of {', '.join(WARM_MODES)}")
         self._requested = (slots, Path(tasks), device, sandbox, timeout_s, deadline_s)
+        self._warm_mode, self._static = warm, static
         self._executor = executor
+        self._warm: WarmSlots | None = None
+        self.warm = False
         self._pool: concurrent.futures.ThreadPoolExecutor | None = None
         self._workdir: Path | None = None
         self._cancels: set[threading.Event] = set()
@@ -55,7 +69,7 @@ class Verifier:
 
     # ------------------------------------------------------------------ lifetime
     def open(self) -> Verifier:
-        from kgb.runner.verify import resolve_device
+        from kgb.runner.verify import resolve_device, warm_pays
         from kgb.tasks.index import index_suite
 
         slots, tasks, device, sandbox, timeout_s, deadline_s = self._requested
@@ -68,18 +82,30 @@ class Verifier:
         self.slots = slots or default_slots(resolved)
         self.index = index_suite(tasks)
         self._workdir = Path(tempfile.mkdtemp(prefix="kgb-verifier-"))
-        if self._executor is None:
-            self._executor = LocalExecutor(ExecOptions(
-                tasks=tasks, device=resolved, sandbox=sandbox, timeout_s=timeout_s,
-                deadline_s=deadline_s or default_deadline(timeout_s, resolved)), self._workdir)
-        self._pool = concurrent.futures.ThreadPoolExecutor(self.slots,
-                                                           thread_name_prefix="kgb-verify")
+        if self._executor is not None:  # tests' stand-in: no children to keep warm
+            self._pool = concurrent.futures.ThreadPoolExecutor(self.slots,
+                                                               thread_name_prefix="kgb-verify")
+            return self
+        options = ExecOptions(tasks=tasks, device=resolved, sandbox=sandbox, timeout_s=timeout_s,
+                              deadline_s=deadline_s or default_deadline(timeout_s, resolved),
+                              static=self._static)
+        self.warm = self._warm_mode == "on" or (self._warm_mode == "auto" and warm_pays(
+            resolved, ("cpu",) * self.slots if resolved == "cpu" else (resolved,)))
+        if self.warm:
+            self._warm = WarmSlots(options, self._workdir, self.slots)
+        else:
+            self._executor = LocalExecutor(options, self._workdir)
+            self._pool = concurrent.futures.ThreadPoolExecutor(self.slots,
+                                                               thread_name_prefix="kgb-verify")
         return self
 
     def close(self) -> None:
         with self._lock:
             for cancel in self._cancels:  # running children end now, queued ones never start
                 cancel.set()
+        if self._warm is not None:  # the same for warm slots, prepared children included
+            self._warm.close()
+            self._warm = None
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
@@ -110,11 +136,14 @@ class Verifier:
     def submit(self, request: VerifyRequest,
                cancel: threading.Event | None = None) -> concurrent.futures.Future:
         """The request queued for a slot: a Future of its tuple of JobResults."""
-        if self._pool is None or self._executor is None:
+        if self._warm is None and (self._pool is None or self._executor is None):
             raise RuntimeError("the Verifier is not open: use it as a context manager")
         for task in request.tasks:
             self.check_task(task)
         event = cancel or threading.Event()
+        if self._warm is not None:
+            return self._warm.submit(request, event)
+        assert self._pool is not None and self._executor is not None
         executor = self._executor
 
         def work() -> tuple[JobResult, ...]:

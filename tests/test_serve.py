@@ -163,13 +163,14 @@ def test_a_token_is_required_when_set_and_off_loopback(suite):
         KgbServer(ServeOptions(host="0.0.0.0", port=0), v)
 
 
-def test_kgb_failures_and_deadlines_are_infra_errors_not_verdicts(suite):
-    with serving(suite, sandbox="no-such-backend") as port:
+@pytest.mark.parametrize("warm", ["off", "on"])
+def test_kgb_failures_and_deadlines_are_infra_errors_not_verdicts(suite, warm):
+    with serving(suite, sandbox="no-such-backend", warm=warm) as port:
         status, body = post(port, {"task": "activation.relu", "source": RELU})
         assert status == 503 and body["status"] == "infra_error", body
         assert body["reward_ready"] == {"correct": False, "speedup": None, "infra_failure": True}
         assert body["verdict"] == "infra_error" and "no-such-backend" in body["message"]
-    with serving(suite, deadline_s=1.0) as port:  # no verification finishes in a second
+    with serving(suite, deadline_s=1.0, warm=warm) as port:  # nothing finishes in a second
         status, body = post(port, {"task": "activation.relu", "source": RELU})
         assert status == 504 and body["infra_failure"] and "deadline" in body["message"], body
         assert healthy(port)  # the slot is free again

@@ -151,3 +151,66 @@ def test_a_start_outlives_the_thread_that_made_it(backend):
     finally:
         sandbox.close()
     assert result.returncode == 0 and "alive" in result.stdout, result
+
+
+def _verifier_probes(token: str) -> tuple[str, str]:
+    """The planter and seeker as kernel sources for kgb.Verifier, whose job folders are gone
+    once it answers: each ends with an error that carries what it planted or found (the
+    result's traceback) instead of only printing it."""
+    here = ROOT / "tests" / "fixtures" / "hidden_state"
+    planter = (here / "planter.py").read_text().replace("@TOKEN@", token)
+    seeker = (here / "seeker.py").read_text().replace("@TOKEN@", token)
+    edits = [(planter, 'print(f"kgb-hidden-state planted {_place}")', "_planted.append(_place)"),
+             (planter, 'print("kgb-hidden-state planted process")', '_planted.append("process")'),
+             (planter, "for _place, _folder in PLACES.items():",
+              "_planted = []\nfor _place, _folder in PLACES.items():"),
+             (planter, 'raise RuntimeError("kgb-hidden-state probe done")',
+              'raise RuntimeError("kgb-hidden-state planted " + ",".join(_planted) + " at "'
+              ' + repr(time.time()))'),
+             (seeker, 'raise RuntimeError("kgb-hidden-state probe done")',
+              'raise RuntimeError("kgb-hidden-state found " + (",".join(_found) or "-") + '
+              '" looked " + ",".join(_looked) + " at " + repr(time.time()))')]
+    for source, old, _ in edits:
+        assert source.count(old) == 1, old  # the fixture changed: adapt this test
+    for _, old, new in edits[:4]:
+        planter = planter.replace(old, new)
+    return planter, seeker.replace(edits[4][1], edits[4][2])
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_two_requests_through_one_warm_verifier_slot_find_nothing_of_each_other(backend,
+                                                                                 tmp_path):
+    """kgb.Verifier's warm slot (kgb.serve.warm): the seeker's request is prepared (child,
+    sandbox, worker imports) while the planter's runs, and goes after it on the same slot."""
+    import asyncio
+    import re
+
+    import kgb
+    from kgb.suite.corpus import trimmed_suite
+
+    backend_or_skip(backend)
+    suite = trimmed_suite(tmp_path / "suite", [probe.PLANTER, probe.SEEKER], shapes=1)
+    planter, seeker = _verifier_probes(secrets.token_hex(8))
+
+    async def main():
+        async with kgb.Verifier(slots=1, tasks=suite, device="cpu", sandbox=backend,
+                                warm="on", static=False) as verifier:
+            return await verifier.verify_many([(probe.PLANTER, planter),
+                                               (probe.SEEKER, seeker)])
+
+    planted, sought = asyncio.run(main())
+    assert (planted.verdict, sought.verdict) == ("compile_error", "compile_error"), \
+        (planted, sought)
+    put = re.search(r"kgb-hidden-state planted (\S*) at ([\d.]+)", planted.entry["traceback"])
+    got = re.search(r"kgb-hidden-state found (\S+) looked (\S+) at ([\d.]+)",
+                    sought.entry["traceback"])
+    assert put and got, (planted.entry["traceback"], sought.entry["traceback"])
+    places, found, looked = set(put[1].split(",")), set(got[1].split(",")) - {"-"}, \
+        set(got[2].split(","))
+    assert {"cwd", "home", "tmpdir", "triton_cache", "process"} <= places, places
+    assert looked >= places and float(put[2]) < float(got[3])  # it looked after the planting
+    assert found <= (probe.PROCESS_SHARED if backend == "process" else frozenset()), found
+    if backend == "process":  # isolation none shares the host's /tmp: the probe does see it
+        assert "tmp" in found, found
+    # prepared ahead: held, ready, while the planter's request ran
+    assert sought.entry["phases"]["waited_for_slot_s"] > 0.5, sought.entry["phases"]

@@ -34,6 +34,12 @@ if TYPE_CHECKING:
 
 Finished = tuple[Job, JobRecord]
 
+# Set by a process that prepares a job for a caller who says when it may run (kgb.serve.child
+# in a warm kgb.Verifier slot): called between preparing a job and finishing it, so the job
+# waits prepared (sandbox started, worker imported, held) and its clocks start after. It
+# raises JobCancelled to drop the job unrun (its sandbox is abandoned).
+before_finish: Callable[[PreparedJob, JobContext], None] | None = None
+
 
 @dataclass(frozen=True)
 class ScheduleOutcome:
@@ -89,6 +95,12 @@ def run_all(jobs: list[Job], slots: tuple[str, ...], ctx: JobContext, progress,
                 else:
                     if prepared is None:
                         prepared = prepare_job(replace(job, device=slot), ctx)
+                    if before_finish is not None:
+                        try:
+                            before_finish(prepared, ctx)
+                        except BaseException:
+                            abandon_job(prepared)
+                            raise
                     ahead = board.prepare_next(number) if ctx.warm else None
                     try:
                         record = finish_job(prepared, ctx)

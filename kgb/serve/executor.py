@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from kgb import protocol as P
 from kgb.api import JobResult, _job, infra_result
 from kgb.errors import BadInput, ExitCode
 from kgb.jsonfiles import read_json
@@ -35,6 +36,7 @@ class ExecOptions:
     sandbox: str
     timeout_s: float | None  # the sandbox's limit on the candidate's run (kgb verify --timeout)
     deadline_s: float  # the whole verification, from its start; then infra_error
+    static: bool = True  # layer 1 (False: --static off, a research option; tests of the sandbox)
 
 
 @dataclass(frozen=True)
@@ -68,40 +70,49 @@ class LocalExecutor:
 
     def _run(self, request: VerifyRequest, folder: Path,
              cancel: threading.Event) -> tuple[JobResult, ...]:
-        opts = self.options
-        if request.source is not None:
-            (folder / "kernel.py").write_text(request.source)
-        spec = {"folder": str(folder), "task": request.tasks[0] if request.tasks else None,
-                "submission": str(request.submission) if request.submission else None,
-                "tasks": str(opts.tasks), "device": opts.device, "sandbox": opts.sandbox,
-                "timeout_s": opts.timeout_s}
+        spec = write_spec(request, folder, self.options)
         (folder / "spec.json").write_text(json.dumps(spec))
         with open(folder / "child.log", "wb") as log:
             proc = subprocess.Popen([sys.executable, "-m", "kgb.serve.child",
                                      str(folder / "spec.json")], cwd=folder,
                                     stdin=subprocess.DEVNULL, stdout=log, stderr=log,
                                     start_new_session=True)
-            ended = _wait(proc, time.monotonic() + opts.deadline_s, cancel)
+            ended = wait_child(proc, time.monotonic() + self.options.deadline_s, cancel)
         if ended is not None:
             return tuple(infra_result(t, ended) for t in request.tasks)
-        line = _last_line(folder / "child.log")
-        if proc.returncode == ExitCode.BAD_INPUT:
-            raise BadInput(line or "the request was refused")
-        if proc.returncode != ExitCode.OK:
-            return tuple(infra_result(t, f"kgb failed (exit {proc.returncode}): "
-                                         f"{line or 'no message'}") for t in request.tasks)
-        try:
-            report = read_json(folder / "run" / "report.json", REPORT_CAP, "report",
-                               "this is kgb's own file: a bug")
-            by_task = {job["task"]: _job(job) for job in report["jobs"]}
-            return tuple(by_task.get(t) or infra_result(t, "the run has no row for this task")
-                         for t in request.tasks)
-        except Exception as exc:
-            return tuple(infra_result(t, f"kgb's report is unreadable ({exc})"[:300])
-                         for t in request.tasks)
+        return collect(proc.returncode, folder, request)
 
 
-def _wait(proc: subprocess.Popen, deadline: float, cancel: threading.Event) -> str | None:
+def write_spec(request: VerifyRequest, folder: Path, opts: ExecOptions) -> dict:
+    """The child's instructions (kgb.serve.child); the kernel's source goes to FOLDER/kernel.py."""
+    if request.source is not None:
+        (folder / "kernel.py").write_text(request.source)
+    return {"folder": str(folder), "task": request.tasks[0] if request.tasks else None,
+            "submission": str(request.submission) if request.submission else None,
+            "tasks": str(opts.tasks), "device": opts.device, "sandbox": opts.sandbox,
+            "timeout_s": opts.timeout_s, "static": opts.static}
+
+
+def collect(returncode: int, folder: Path, request: VerifyRequest) -> tuple[JobResult, ...]:
+    """The results of a child that exited on its own, from its exit code and report.json."""
+    line = _last_line(folder / "child.log")
+    if returncode == ExitCode.BAD_INPUT:
+        raise BadInput(line or "the request was refused")
+    if returncode != ExitCode.OK:
+        return tuple(infra_result(t, f"kgb failed (exit {returncode}): "
+                                     f"{line or 'no message'}") for t in request.tasks)
+    try:
+        report = read_json(folder / "run" / "report.json", REPORT_CAP, "report",
+                           "this is kgb's own file: a bug")
+        by_task = {job["task"]: _job(_with_phases(job, folder)) for job in report["jobs"]}
+        return tuple(by_task.get(t) or infra_result(t, "the run has no row for this task")
+                     for t in request.tasks)
+    except Exception as exc:
+        return tuple(infra_result(t, f"kgb's report is unreadable ({exc})"[:300])
+                     for t in request.tasks)
+
+
+def wait_child(proc: subprocess.Popen, deadline: float, cancel: threading.Event) -> str | None:
     """None once the child exits on its own; else the reason it was ended."""
     while True:
         try:
@@ -112,11 +123,11 @@ def _wait(proc: subprocess.Popen, deadline: float, cancel: threading.Event) -> s
         reason = ("the request was cancelled" if cancel.is_set() else
                   DEADLINE_PASSED if time.monotonic() > deadline else None)
         if reason is not None:
-            _end(proc)
+            end_child(proc)
             return reason
 
 
-def _end(proc: subprocess.Popen) -> None:
+def end_child(proc: subprocess.Popen) -> None:
     """SIGTERM (run_verify cancels its jobs and kills their sandboxes), then SIGKILL to the
     child's whole process group for whatever is left."""
     proc.send_signal(signal.SIGTERM)
@@ -129,6 +140,18 @@ def _end(proc: subprocess.Popen) -> None:
     except (ProcessLookupError, PermissionError):
         pass
     proc.wait()
+
+
+def _with_phases(entry: dict, folder: Path) -> dict:
+    """The job's host phases (phases.json: seconds per step, and waited_for_slot_s for a job
+    prepared ahead by a warm slot) in its entry, as `phases`, before the folder goes."""
+    path = folder / "run" / "jobs" / str(entry.get("task")) / P.PHASES_FILE
+    if path.is_file() and not path.is_symlink():
+        try:
+            entry = {**entry, "phases": P.to_json(P.read(P.HostPhases, path, 1 << 16))}
+        except P.ProtocolError:
+            pass
+    return entry
 
 
 def _last_line(path: Path, cap: int = 4096) -> str:
