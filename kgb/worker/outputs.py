@@ -3,6 +3,9 @@
 
 from __future__ import annotations
 
+import json
+import os
+import struct
 from pathlib import Path
 from typing import Any
 
@@ -80,9 +83,67 @@ def mutated(inputs: tuple[Any, ...], originals: list[Any],
     return tuple(changed)
 
 
+# Bytes moved per step from a GPU output to the file: a pinned staging buffer this size is
+# all the host memory a GPU-sized output costs (not a whole host copy of it).
+CHUNK_BYTES = 64 << 20
+
+
 def save_outputs(outputs: tuple[torch.Tensor, ...], path: Path) -> None:
-    save_file({OUTPUT_KEY.format(i): o.detach().contiguous().cpu() for i, o in enumerate(outputs)},
-              str(path))
+    """The call's outputs as one safetensors file (read by the judge with safetensors' own
+    parser), written by a stream: a CPU output straight from its memory, a GPU output through
+    a pinned buffer chunk by chunk — no whole host copy, and not safetensors' own save_file,
+    which took 7x a plain write for a 0.5 GiB output on disk (scripts/bench_large_outputs.py).
+    A dtype safetensors' table does not name, or a tensor on another device, goes through
+    save_file as before (and fails there as before)."""
+    names = _dtype_names()
+    flat = [o.detach().contiguous().resolve_conj().resolve_neg() for o in outputs]
+    if names is None or any(t.dtype not in names or t.device.type not in ("cpu", "cuda")
+                            for t in flat):
+        save_file({OUTPUT_KEY.format(i): t.cpu() for i, t in enumerate(flat)}, str(path))
+        return
+    header, offset = {}, 0
+    for i, t in enumerate(flat):
+        size = t.numel() * t.element_size()
+        header[OUTPUT_KEY.format(i)] = {"dtype": names[t.dtype], "shape": list(t.shape),
+                                        "data_offsets": [offset, offset + size]}
+        offset += size
+    text = json.dumps(header, separators=(",", ":")).encode()
+    text += b" " * (-len(text) % 8)  # the data starts 8-byte aligned, as safetensors writes it
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    try:
+        _write_all(fd, struct.pack("<Q", len(text)) + text)
+        staging: torch.Tensor | None = None
+        for t in flat:
+            raw = t.reshape(-1).view(torch.uint8)
+            if raw.device.type == "cpu":
+                _write_all(fd, raw.numpy())
+                continue
+            if staging is None:
+                staging = torch.empty(min(CHUNK_BYTES, max(1, offset)), dtype=torch.uint8,
+                                      pin_memory=True)
+            for lo in range(0, raw.numel(), CHUNK_BYTES):
+                part = raw[lo:lo + CHUNK_BYTES]
+                buffer = staging[:part.numel()]
+                buffer.copy_(part)  # synchronous: the buffer is written before it is reused
+                _write_all(fd, buffer.numpy())
+    finally:
+        os.close(fd)
+
+
+def _dtype_names() -> dict[torch.dtype, str] | None:
+    """safetensors' own dtype names (its table, never a copy), or None where it has none."""
+    try:
+        from safetensors.torch import _TYPES
+    except ImportError:  # pragma: no cover - another safetensors
+        return None
+    return {dtype: name for name, dtype in _TYPES.items()} if isinstance(_TYPES, dict) else None
+
+
+def _write_all(fd: int, data: Any) -> None:
+    view = memoryview(data).cast("B")
+    while view:
+        written = os.write(fd, view[:1 << 30])  # Linux writes at most ~2 GiB per call
+        view = view[written:]
 
 
 def out_of_room(exc: BaseException) -> bool:
