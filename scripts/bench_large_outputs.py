@@ -1,0 +1,170 @@
+"""Large outputs on the CPU analog (issue 24, "bytes moved once"): where a job whose outputs are
+GB-sized spends its time, per phase, on the process and bwrap backends. A benchmark, not a test.
+
+It builds, in a temporary folder, a one-task suite (a copy of the suite's activation.relu with
+one tiny shape and one shape of about --gb GiB of float32 output) and a submission (the suite's
+own relu with a 1M-element block, so Triton's interpreter runs it in seconds), then:
+
+1. per-call phases, in this process, with the worker's and the judge's own functions on one
+   call of the big case: inputs (drawn from the seed), clones (the mutation check's copy),
+   saving outputs (safetensors), judge loading, deleting the file;
+2. `kgb verify` of it on each backend, and the job's phases: the host's phases.json (sandbox,
+   judge, total), the worker's stages on the supervisor's clock (exec.json marks), the sandbox's
+   own start/teardown (its wall time less the worker's life) and the bytes it copied out.
+
+Usage: python scripts/bench_large_outputs.py [--gb 1.0] [--backends process,bwrap]
+           [--out /tmp/kgb-large] [--skip-verify]"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # this checkout's kgb (a copy of an older commit: its "before")
+TASK = ROOT / "tasks" / "Activation" / "relu"
+MANIFEST = """[submission]
+name = "large-outputs"
+generator = "scripts/bench_large_outputs.py"
+model = "none"
+created = "2026-11-27"
+
+[[kernels]]
+task = "activation.relu"
+file = "kernels/relu.py"
+"""
+
+
+def build(folder: Path, gib: float) -> tuple[Path, Path, dict[str, int]]:
+    """(suite, submission, the big shape's dims)."""
+    n = 16384
+    m = max(1, int(gib * (1 << 30) / 4 / n))
+    dims = {"M": m, "N": n + 1}  # a non-power-of-two row, as the suite asks of a shape
+    suite = folder / "suite" / "Activation" / "relu"
+    shutil.copytree(TASK, suite)
+    text = (suite / "task.toml").read_text()
+    head, _, rest = text.partition("[[shapes]]")
+    tail = re.split(r"\n(?=\[(?!\[shapes\]))", rest, maxsplit=1)
+    head = head.replace('dtypes = ["float32", "float16", "bfloat16"]', 'dtypes = ["float32"]')
+    shapes = ('[[shapes]]\nname = "tiny"\ndims = { M = 3, N = 5 }\n'
+              'tags = ["tiny", "non-pow2", "rectangular"]\n\n'
+              f'[[shapes]]\nname = "big"\ndims = {{ M = {dims["M"]}, N = {dims["N"]} }}\n'
+              'tags = ["large", "non-pow2", "rectangular"]\n')
+    (suite / "task.toml").write_text(head + shapes + ("\n" + tail[1] if len(tail) > 1 else ""))
+    sub = folder / "submission"
+    (sub / "kernels").mkdir(parents=True)
+    kernel = (TASK / "solution.py").read_text().replace("BLOCK = 1024", "BLOCK = 1 << 20")
+    (sub / "kernels" / "relu.py").write_text(kernel)
+    (sub / "manifest.toml").write_text(MANIFEST)
+    return folder / "suite", sub, dims
+
+
+def per_call(suite: Path, dims: dict[str, int], scratch: Path) -> list[tuple[str, float]]:
+    """One call of the big case through the worker's and the judge's own steps."""
+    import torch
+
+    from kgb import protocol as P
+    from kgb.judge.judge import load_outputs
+    from kgb.tasks.casegen import call_inputs, fingerprint, load_module
+    from kgb.worker.outputs import save_outputs
+
+    inputs_module = load_module(suite / "Activation" / "relu" / "inputs.py", "bench_inputs")
+    laps: list[tuple[str, float]] = []
+
+    def lap(name: str, since: float) -> float:
+        now = time.perf_counter()
+        laps.append((name, now - since))
+        return now
+
+    t = time.perf_counter()
+    inputs = call_inputs(inputs_module, dims, "float32", "standard", "contiguous", (), None,
+                         "cpu", 1234)
+    t = lap("inputs (drawn from the seed)", t)
+    fingerprint(inputs)
+    t = lap("input fingerprint", t)
+    originals = [x.clone() for x in inputs]
+    t = lap("clones (mutation check)", t)
+    out = torch.relu(inputs[0])
+    t = time.perf_counter()
+    path = scratch / P.output_file(1, 0)
+    save_outputs((out,), path)
+    t = lap("saving outputs (safetensors)", t)
+    loaded = load_outputs(scratch, path.name, "cpu", 1 << 40)
+    float(loaded[0].sum())  # touch every page: a lazy map is not a load
+    t = lap("judge loading (read every byte)", t)
+    del loaded, originals
+    path.unlink()
+    lap("deleting the file", t)
+    return laps
+
+
+def _marks(exec_record: dict) -> list[tuple[str, float]]:
+    """Each worker stage's length from the supervisor's marks (label, seconds)."""
+    marks = [(str(m[0]), float(m[1])) for m in exec_record.get("marks", [])]
+    ends = [at for _, at in marks[1:]] + [exec_record.get("worker_s") or marks[-1][1]] \
+        if marks else []
+    return [(label, round(end - at, 3)) for (label, at), end in zip(marks, ends)]
+
+
+def verify(backend: str, suite: Path, sub: Path, out: Path) -> dict:
+    start = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "kgb.cli", "verify", str(sub), "--tasks",
+                           str(suite), "--device", "cpu", "--sandbox", backend, "--out",
+                           str(out), "--force", "--limit", "output=16g"],
+                          capture_output=True, text=True, cwd=ROOT)
+    wall = time.perf_counter() - start
+    job = out / "jobs" / "activation.relu"
+    facts: dict = {"backend": backend, "rc": proc.returncode, "kgb_wall_s": round(wall, 2)}
+    try:
+        facts["phases"] = json.loads((job / "phases.json").read_text())
+        record = json.loads((job / "exec.json").read_text())
+        facts["worker_s"] = record.get("worker_s")
+        facts["sandbox_own_s"] = round(record["wall_s"] - (record.get("worker_s") or 0), 3)
+        facts["stages"] = _marks(record)
+        facts["output_used_gib"] = round((record.get("output_used") or 0) / (1 << 30), 2)
+        verdict = json.loads((job / "verdict.json").read_text())["verdict"]
+        facts["verdict"] = f"{verdict['verdict']} {verdict.get('rule') or ''}".strip()
+        facts["judge_steps"] = json.loads((job / "judge.json").read_text()).get("phases")
+    except (OSError, ValueError, KeyError) as exc:
+        facts["error"] = f"{exc}; stderr tail: {proc.stderr[-600:]}"
+    return facts
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--gb", type=float, default=1.0)
+    parser.add_argument("--backends", default="process,bwrap")
+    parser.add_argument("--out", type=Path, default=Path(tempfile.gettempdir()) / "kgb-large")
+    parser.add_argument("--skip-verify", action="store_true")
+    args = parser.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="kgb-large-"))
+    try:
+        suite, sub, dims = build(work, args.gb)
+        scratch = work / "scratch"
+        scratch.mkdir()
+        print(f"big case: relu {dims['M']} x {dims['N']} float32 "
+              f"({dims['M'] * dims['N'] * 4 / (1 << 30):.2f} GiB per output)")
+        print("\none call, in process (the worker's and the judge's own functions):")
+        for name, seconds in per_call(suite, dims, scratch):
+            print(f"  {name:36s} {seconds:7.2f} s")
+        if args.skip_verify:
+            return 0
+        for backend in args.backends.split(","):
+            facts = verify(backend, suite, sub, args.out / backend)
+            print(f"\nkgb verify, {backend}: {json.dumps(facts, indent=1)}")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("CUDA_VISIBLE_DEVICES", "")
+    sys.exit(main())
