@@ -15,7 +15,9 @@ from conftest import ROOT
 
 from kgb import protocol as P
 from kgb.judge.compare import compare_outputs, unravel
+from kgb.runner.execute import worker_env
 from kgb.runner.judge_pool import JudgePool
+from kgb.sandbox.base import Limits
 from kgb.tasks.model import Tolerance
 
 
@@ -92,3 +94,9 @@ def test_a_judge_answers_before_the_pool_closes(tmp_path):
     finally:
         pool.close()
     assert P.read(P.JudgeResult, job / P.JUDGE_FILE, P.JUDGE_MAX_BYTES).cases == ()
+
+
+def test_an_interpreter_worker_gets_one_thread_a_gpu_worker_its_cpu_share(tmp_path):
+    limits = Limits(cpus=4.0)
+    assert worker_env("cpu", tmp_path, limits)["OMP_NUM_THREADS"] == "1"
+    assert worker_env("cuda:0", tmp_path, limits)["OMP_NUM_THREADS"] == "4"

@@ -274,6 +274,12 @@ def worker_env(device: str, tmp_dir: Path, limits: Limits) -> dict[str, str]:
     if device == "cpu":
         env["TRITON_INTERPRET"] = "1"
         env["CUDA_VISIBLE_DEVICES"] = ""
+        # The interpreter runs a kernel on one thread; the worker's own torch work (inputs,
+        # clones, fingerprints of the small CPU shapes) gains nothing from a second one, which
+        # spins beside the run's other slot and judge: one relu job on the loaded 2-core
+        # machine, cases 5.3-7.2 s / 7.8-8.9 s CPU with one thread, 13.9-15.7 s / 9.9-11.4 s
+        # with two. Verdicts do not depend on it (inputs are drawn serially).
+        env["OMP_NUM_THREADS"] = "1"
     else:
         env["CUDA_VISIBLE_DEVICES"] = device.split(":")[1]
         for key in ("LD_LIBRARY_PATH", "CUDA_HOME", "TRITON_PTXAS_PATH"):
