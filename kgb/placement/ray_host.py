@@ -2,7 +2,10 @@
 side). The host plans, ships the run's files once (ray.put), starts one actor per slot — per
 GPU (num_gpus=1; 1/N with --timing off and --jobs N) or per CPU — hands each job to an idle
 actor, writes the folder it gets back into OUT/jobs/<task id>/ once, and grades it there
-(kgb.runner.grade): the host alone grades and writes reports.
+(kgb.runner.grade): the host alone grades and writes reports. Warm runs (--warm, SlotActor)
+keep up to two jobs in flight per actor — the second prepared on the node while the first runs
+(kgb.placement.ray_slot) — and a job goes to the least busy actor, so a busy actor gets a
+second job only when none is idle.
 
 Faults: an actor or node lost mid-job (Ray's actor/worker/node errors) drops that actor and runs
 the job again on another, at most MAX_RETRIES times; the lost attempts are recorded in the
@@ -14,7 +17,6 @@ every actor is closed and killed, and the driver leaves the cluster."""
 from __future__ import annotations
 
 import logging
-import queue
 import threading
 import time
 from collections.abc import Iterable
@@ -87,8 +89,9 @@ class RayPlacement:
                            " one run judges one device model")
         self.identity = "cpu" if self.kind == "cpu" else "cuda:" + (models[0] if models else "?")
         self._actors: list[_Actor] = []
-        self._idle: queue.SimpleQueue[_Actor] = queue.SimpleQueue()
-        self._lock = threading.Lock()
+        self._busy: dict[str, int] = {}  # live actor -> its jobs in flight
+        self._cond = threading.Condition()
+        self.depth = 1  # jobs in flight per actor: 2 on warm runs (open)
         self._live: set[str] = set()
         self.retried: dict[str, tuple[P.Retry, ...]] = {}
 
@@ -115,9 +118,11 @@ class RayPlacement:
         jobs that sleep)."""
         ray = self.ray
         self.retried = {}
+        self.depth = 2 if ctx.warm and getattr(actor_class, "prepares_ahead", False) else 1
         spec = SlotSpec(ctx.run_id, self.kind, ctx.sandbox.name, ctx.limits,
                         str(ctx.submission_root), static=ctx.static, timing=ctx.timing,
-                        baselines=ctx.baselines, cuda_graph=ctx.cuda_graph)
+                        baselines=ctx.baselines, cuda_graph=ctx.cuda_graph,
+                        warm=self.depth > 1)
         tasks = {job.task.id: pack(job.task.folder, BUNDLE_CAP)[0] for job in jobs
                  if job.kernel is not None}
         bundle = ray.put(Bundle(tasks, pack(ctx.submission_root, BUNDLE_CAP)[0]))
@@ -126,7 +131,7 @@ class RayPlacement:
                 else {"num_cpus": 1})
         for i in range(len(self.slots)):
             name = f"kgb-slot-{i}"
-            handle = remote.options(max_concurrency=2, max_restarts=0, max_task_retries=0,
+            handle = remote.options(max_concurrency=3, max_restarts=0, max_task_retries=0,
                                     **need).remote(spec, bundle, name)
             self._actors.append(_Actor(handle, name))
         pending = {a.handle.ready.remote(): a for a in self._actors}
@@ -143,8 +148,9 @@ class RayPlacement:
                     ray.kill(actor.handle)
                     continue
                 names.add(name)
-                self._live.add(actor.name)
-                self._idle.put(actor)
+                with self._cond:
+                    self._live.add(actor.name)
+                    self._busy[actor.name] = 0
         for actor in pending.values():  # no slot for it in time: the run goes on without it
             ray.kill(actor.handle)
         if not self._live:
@@ -169,8 +175,8 @@ class RayPlacement:
                 ray.kill(actor.handle)
             except Exception:
                 pass
-        self._actors, self._live = [], set()
-        self._idle = queue.SimpleQueue()
+        with self._cond:
+            self._actors, self._live, self._busy = [], set(), {}
 
     def close(self) -> None:
         """The actors released; the driver leaves the cluster (a local one stops) unless the
@@ -189,22 +195,20 @@ class RayPlacement:
 
     # ---------------------------------------------------------------- jobs
     def run(self, job, ctx) -> P.JobRecord:
-        from kgb.runner.execute import JobCancelled
 
         started = time.monotonic()
         retries: list[P.Retry] = []
         for _attempt in range(1 + MAX_RETRIES):
             actor = self._take(ctx.cancel, job.task.id)
-            ref = actor.handle.run.remote(job)
             try:
+                ref = actor.handle.run.remote(job)
                 answer = self._wait(ref, actor, ctx.cancel, job.task.id)
             except _Lost as lost:
                 self._drop(actor)
                 retries.append(P.Retry(actor.node, actor.slot, lost.reason))
                 continue
-            except JobCancelled:
-                raise
-            self._idle.put(actor)
+            finally:
+                self._give_back(actor)
             return self._finish(job, ctx, answer, tuple(retries), started)
         self.retried[job.task.id] = tuple(retries)
         raise InfraError(f"job {job.task.id} was lost {len(retries)} times on Ray (" +
@@ -213,20 +217,28 @@ class RayPlacement:
     def _take(self, cancel: threading.Event, task_id: str) -> _Actor:
         from kgb.runner.execute import JobCancelled
 
-        while True:
-            if cancel.is_set():
-                raise JobCancelled(task_id)
-            try:
-                actor = self._idle.get(timeout=0.2)
-            except queue.Empty:
+        with self._cond:
+            while True:
+                if cancel.is_set():
+                    raise JobCancelled(task_id)
                 if not self._live:
-                    raise InfraError("every Ray actor of the run was lost") from None
-                continue
-            if actor.name in self._live:
-                return actor
+                    raise InfraError("every Ray actor of the run was lost")
+                free = [a for a in self._actors
+                        if a.name in self._live and self._busy[a.name] < self.depth]
+                if free:  # the least busy: a second job only where no actor is idle
+                    actor = min(free, key=lambda a: self._busy[a.name])
+                    self._busy[actor.name] += 1
+                    return actor
+                self._cond.wait(0.2)
+
+    def _give_back(self, actor: _Actor) -> None:
+        with self._cond:
+            if actor.name in self._busy:
+                self._busy[actor.name] -= 1
+            self._cond.notify()
 
     def _drop(self, actor: _Actor) -> None:
-        with self._lock:
+        with self._cond:
             self._live.discard(actor.name)
         try:
             self.ray.kill(actor.handle)
@@ -282,7 +294,8 @@ class RayPlacement:
         node = _node_phases(job_dir)
         phases = P.HostPhases(node.static_s if node else 0.0, node.sandbox_s if node else 0.0,
                               node.judge_s if node else 0.0, round(now - graded, 4),
-                              round(now - started, 4))
+                              round(now - started, 4),
+                              node.waited_for_slot_s if node else None)
         write_json_atomic(job_dir / P.PHASES_FILE, P.to_json(phases))
         write_finished(job_dir, record)  # last: its presence marks the job finished
         return record

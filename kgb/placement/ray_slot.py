@@ -1,8 +1,14 @@
 """The node side of a Ray run: one long-lived actor per device slot (a GPU Ray gave it, or one
 CPU). It holds its device and runs one job at a time there — its timing lock — through kgb's
-own pipeline (kgb.runner.execute.run_job: layer 1, the candidate in kgb's sandbox, the trusted
-judge on the same device), in a folder of its own on the node. It hands back the job's folder
-as files; the host alone grades and writes reports. Ray isolates nothing: the sandbox does."""
+own pipeline (kgb.runner.execute: layer 1, the candidate in kgb's sandbox, the trusted judge on
+the same device), in a folder of its own on the node. It hands back the job's folder as files;
+the host alone grades and writes reports. Ray isolates nothing: the sandbox does.
+
+Warm (the run's --warm): the host gives a busy actor its next job while the current one runs
+(kgb.placement.ray_host, two jobs in flight per actor at most); the actor prepares it at once —
+layer 1, its sandbox started and its worker importing, held (kgb.runner.execute.prepare_job, as
+the local scheduler's warm board does) — and finishes it when the slot's lock frees. Its clocks
+start then; every candidate still gets a fresh process in a fresh sandbox."""
 
 from __future__ import annotations
 
@@ -39,6 +45,7 @@ class SlotSpec:
     timing: bool = True
     baselines: str = "all"
     cuda_graph: bool = False
+    warm: bool = False  # prepare a job that arrives while the slot is busy (--warm)
 
 
 @dataclass(frozen=True)
@@ -63,8 +70,10 @@ class Answer:
 
 
 class SlotActor:
-    """Created through `ray.remote` by kgb.placement.ray_host; `max_concurrency=2` so that
-    `stop` can reach a running `run`."""
+    """Created through `ray.remote` by kgb.placement.ray_host; `max_concurrency=3` so that a
+    second `run` (prepared ahead) and `stop` can reach it while a `run` holds the slot."""
+
+    prepares_ahead = True  # the host may send a second job while one runs (warm runs)
 
     def __init__(self, spec: SlotSpec, bundle: Bundle, name: str) -> None:
         import ray
@@ -107,13 +116,23 @@ class SlotActor:
         return self.node, self.node_ip, self.slot, _device_name(self.slot)
 
     def run(self, job) -> Answer:
-        from kgb.runner.execute import JobCancelled, run_job
+        from kgb.runner.execute import JobCancelled, abandon_job, finish_job, prepare_job
 
+        if self.cancel.is_set():
+            raise JobCancelled(job.task.id)
+        local = self._localize(job)
+        prepared = None
+        if self.spec.warm and self.lock.locked():  # the slot is busy: prepare while it runs
+            prepared = prepare_job(local, self.ctx)
+            prepared.ahead = True
         with self.lock:
             if self.cancel.is_set():
+                if prepared is not None:
+                    abandon_job(prepared)
                 raise JobCancelled(job.task.id)
-            local = self._localize(job)
-            run_job(local, self.ctx)  # its verdict stays here: the host grades the files
+            # its verdict stays here: the host grades the files
+            finish_job(prepared if prepared is not None else prepare_job(local, self.ctx),
+                       self.ctx)
             job_dir = self.ctx.out_dir / "jobs" / job.task.id
             try:
                 files, _ = pack(job_dir, RETURN_CAP, keep=lambda rel: rel != P.VERDICT_FILE

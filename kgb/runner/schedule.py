@@ -77,6 +77,8 @@ def run_all(jobs: list[Job], slots: tuple[str, ...], ctx: JobContext, progress,
             progress.done(job.task.id, f"{kept.verdict.verdict.value} (resumed)")
     if len(slots) > 1:  # longest first: a long job started last would hold the run's tail
         pending.sort(key=lambda item: job_weight(item[1]), reverse=True)
+    if placement is not None:  # it may keep more than one job in flight per slot (Ray, warm)
+        slots = slots * getattr(placement, "depth", 1)
     board = _Board(pending, ctx, slots)
     failures: list[InfraError] = []
 

@@ -1,0 +1,127 @@
+"""Prepare-ahead on Ray (issue 24's warm slots on issue 25's actors), without a cluster:
+- the host (RayPlacement) keeps at most two jobs in flight per actor on a warm run, and gives a
+  busy actor a second job only when no actor is idle; one per actor otherwise;
+- the actor (SlotActor) prepares a job that arrives while its slot is busy — outside the slot's
+  lock, so during the running job — and finishes it after; a stop while it waits abandons it
+  (its held sandbox killed) and the job is cancelled, never run.
+The real pipeline on a real two-node cluster is tests/test_ray.py's."""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from kgb.placement.ray_host import RayPlacement, _Actor
+from kgb.placement.ray_slot import SlotActor, SlotSpec
+from kgb.sandbox.base import Limits
+
+
+def placement(actors: int, depth: int) -> RayPlacement:
+    place = RayPlacement.__new__(RayPlacement)  # no cluster: the dispatch alone
+    place._actors = [_Actor(None, f"kgb-slot-{i}") for i in range(actors)]
+    place._live = {a.name for a in place._actors}
+    place._busy = {a.name: 0 for a in place._actors}
+    place._cond = threading.Condition()
+    place.depth = depth
+    return place
+
+
+def test_a_warm_run_gives_a_busy_actor_a_second_job_only_when_none_is_idle():
+    place, cancel = placement(2, depth=2), threading.Event()
+    taken = [place._take(cancel, f"t{i}").name for i in range(4)]
+    assert taken[:2] == ["kgb-slot-0", "kgb-slot-1"]  # each actor's first job first
+    assert sorted(taken[2:]) == ["kgb-slot-0", "kgb-slot-1"]  # then one ahead on each
+    blocked = threading.Thread(target=lambda: taken.append(place._take(cancel, "t4").name))
+    blocked.start()
+    time.sleep(0.5)
+    assert blocked.is_alive(), "a third job in flight on an actor"
+    place._give_back(place._actors[1])
+    blocked.join(5)
+    assert taken[4] == "kgb-slot-1"
+
+
+def test_a_cold_run_keeps_one_job_per_actor():
+    place, cancel = placement(2, depth=1), threading.Event()
+    assert [place._take(cancel, f"t{i}").name for i in range(2)] == ["kgb-slot-0",
+                                                                    "kgb-slot-1"]
+    stopper = threading.Timer(0.5, cancel.set)
+    stopper.start()
+    from kgb.runner.execute import JobCancelled
+
+    with pytest.raises(JobCancelled):
+        place._take(cancel, "t2")
+
+
+@dataclass
+class _Prepared:
+    job: object
+    ahead: bool = False
+
+
+def actor(tmp_path: Path, monkeypatch, events: list[tuple[str, str, float]]) -> SlotActor:
+    """A SlotActor whose pipeline steps are recorded stand-ins (finish takes 1 s)."""
+    import kgb.runner.execute as execute
+
+    slot = SlotActor.__new__(SlotActor)
+    slot.spec = SlotSpec("r", "cpu", "process", Limits(), str(tmp_path), warm=True)
+    slot.lock, slot.cancel = threading.Lock(), threading.Event()
+    slot.ctx = SimpleNamespace(out_dir=tmp_path)
+    slot.node, slot.node_ip, slot.slot, slot.name = "n", "127.0.0.1", "cpu", "a"
+    slot._localize = lambda job: job  # type: ignore[method-assign]
+
+    def prepare(job, ctx):
+        events.append(("prepare", job.task.id, time.monotonic()))
+        return _Prepared(job)
+
+    def finish(prepared, ctx):
+        events.append(("start", prepared.job.task.id, time.monotonic()))
+        time.sleep(1.0)
+        folder = ctx.out_dir / "jobs" / prepared.job.task.id
+        folder.mkdir(parents=True)
+        (folder / "plan.json").write_text("{}")
+        events.append(("end", prepared.job.task.id, time.monotonic()))
+
+    monkeypatch.setattr(execute, "prepare_job", prepare)
+    monkeypatch.setattr(execute, "finish_job", finish)
+    monkeypatch.setattr(execute, "abandon_job",
+                        lambda prepared: events.append(("abandon", prepared.job.task.id, 0.0)))
+    return slot
+
+
+def job(task: str) -> SimpleNamespace:
+    return SimpleNamespace(task=SimpleNamespace(id=task))
+
+
+def test_the_actor_prepares_a_job_that_arrives_while_its_slot_is_busy(tmp_path, monkeypatch):
+    events: list[tuple[str, str, float]] = []
+    slot = actor(tmp_path, monkeypatch, events)
+    first = threading.Thread(target=slot.run, args=(job("t.first"),))
+    first.start()
+    time.sleep(0.3)
+    answer = slot.run(job("t.second"))
+    first.join()
+    at = {(kind, task): t for kind, task, t in events}
+    assert at[("prepare", "t.second")] < at[("end", "t.first")], events  # prepared meanwhile
+    assert at[("start", "t.second")] >= at[("end", "t.first")], events  # run after it
+    assert answer.files == {"plan.json": b"{}"}
+
+
+def test_a_stop_while_a_prepared_job_waits_abandons_it(tmp_path, monkeypatch):
+    from kgb.runner.execute import JobCancelled
+
+    events: list[tuple[str, str, float]] = []
+    slot = actor(tmp_path, monkeypatch, events)
+    first = threading.Thread(target=slot.run, args=(job("t.first"),))
+    first.start()
+    time.sleep(0.3)
+    threading.Timer(0.3, slot.stop).start()
+    with pytest.raises(JobCancelled):
+        slot.run(job("t.second"))
+    first.join()
+    assert ("abandon", "t.second") in {(k, t) for k, t, _ in events}
+    assert ("start", "t.second") not in {(k, t) for k, t, _ in events}
