@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -30,6 +31,45 @@ def run_kgb(*args: str, timeout: float = 900, cwd: Path | None = None) -> subpro
 @pytest.fixture
 def kgb():
     return run_kgb
+
+
+@pytest.fixture(scope="session")
+def addcmul_run(tmp_path_factory) -> tuple[Path, subprocess.CompletedProcess]:
+    """One passed kernel (the honest example's math.addcmul) under a gate, with --feedback
+    and the example prices: tests/test_cli_options.py reads its output and report, and
+    tests/test_judge_pool.py judges copies of its job folder (each ran its own before)."""
+    out = tmp_path_factory.mktemp("addcmul-run") / "out"
+    done = run_kgb("verify", "examples/honest", "--device", "cpu", "--sandbox", "process",
+                   "--only", "math.addcmul", "--out", out, "--fail-under", "correct=0.9",
+                   "--feedback", "--pricing", ROOT / "examples" / "pricing.example.toml")
+    return out, done
+
+
+@dataclass(frozen=True)
+class BrokenRun:
+    proc: subprocess.CompletedProcess
+    out: Path
+
+
+@pytest.fixture(scope="session")
+def broken_run(tmp_path_factory) -> BrokenRun:
+    """`make demo-broken`'s run, once per session, beside two busy loops: the README's broken
+    example (tests/test_examples.py), its regrade (tests/test_regrade.py) and the local side of
+    the Ray comparison (tests/test_ray.py) all read this one run — each ran its own before (four
+    runs of the same kernels). Under load, because a verdict must not depend on it (issue 28):
+    the hanging kernel must end `timeout` and the wrong ones `incorrect`. `--warm on` prepares
+    jobs 3 and 4 ahead in threads that end before their turn: the path on which the hang once
+    came back `crashed` (a parent-death signal bound to the preparing thread killed it)."""
+    out = tmp_path_factory.mktemp("broken-run") / "out"
+    hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2)]
+    try:
+        proc = run_kgb("verify", "examples/broken", "--device", "cpu", "--sandbox", "process",
+                       "--timeout", "20", "--jobs", "2", "--warm", "on", "--out", out)
+    finally:
+        for hog in hogs:
+            hog.kill()
+            hog.wait()
+    return BrokenRun(proc, out)
 
 
 def build_real_report(folder: Path, jobs: list[tuple[str, str, float | None]],
