@@ -116,6 +116,10 @@ def _field_len(task: str, inputs: tuple) -> int:
         return inputs[0].shape[0] * inputs[1]
     if task in ("top_k_sampling", "top_p_sampling"):
         return inputs[0].shape[0] * inputs[3]
+    if task in ("randint", "geometric"):
+        return inputs[0].shape[0] * inputs[1]
+    if task == "dropout2d":  # one decision per channel
+        return inputs[0].shape[0] * inputs[0].shape[1]
     return inputs[0].numel()
 
 
@@ -184,7 +188,46 @@ def _output(task: str, inputs: tuple, u: torch.Tensor) -> torch.Tensor:
     if task == "top_p_sampling":
         logits, temperature, top_p, s, _ = inputs
         return _inv_cdf(_top_p_law(logits, temperature, top_p), u.reshape(-1, s))
+    return _output_issue27(task, inputs, u)
+
+
+def _output_issue27(task: str, inputs: tuple, u: torch.Tensor):
+    """The six Random tasks of issue 27's second batch, from one uniform field."""
+    if task == "dropout2d":
+        x, p, _ = inputs
+        keep = u.reshape(x.shape[0], x.shape[1], 1) >= p
+        return torch.where(keep, (x.float() / (1 - p)).to(x.dtype), torch.zeros_like(x))
+    if task == "alpha_dropout":
+        x, p, _ = inputs
+        a, offset, dropped = _module(task, "reference").coefficients(p)
+        kept = (a * x.double() + offset).to(x.dtype)
+        return torch.where(u.reshape(x.shape) >= p, kept, torch.full_like(x, dropped))
+    if task == "stochastic_round_bf16":
+        x, _ = inputs
+        r = (u.reshape(x.shape) * 65536).floor().to(torch.int32)
+        return ((x.view(torch.int32) + r) & -65536).view(torch.float32).to(torch.bfloat16)
+    if task == "randint":
+        bounds, n, _ = inputs
+        size = (bounds[:, 1:] - bounds[:, :1]).double()
+        return bounds[:, :1] + (u.reshape(-1, n) * size).floor().to(torch.int64)
+    if task == "geometric":
+        p, n, _ = inputs
+        k = torch.ceil(torch.log1p(-u.reshape(-1, n)) / torch.log1p(-p.double())[:, None])
+        return k.clamp(min=1).to(torch.int64)
+    if task == "mlm_masking":
+        ids, special, vocab, mask_id, prob, _ = inputs
+        u = u.reshape(ids.shape)
+        chosen = (u < prob) & ~special
+        v = u / prob  # uniform on [0, 1) again where chosen
+        token = ((v - 0.8) / 0.1 * vocab).floor().clamp(0, vocab - 1).to(torch.int64)
+        new = torch.where(v < 0.8, mask_id, torch.where(v < 0.9, token, ids))
+        return (torch.where(chosen, new, ids), torch.where(chosen, ids, -100))
     raise AssertionError(task)
+
+
+def _outs(out) -> tuple:
+    """A task's outputs as check() takes them (mlm_masking returns two tensors)."""
+    return out if isinstance(out, tuple) else (out,)
 
 
 SHAPES = {
@@ -195,10 +238,15 @@ SHAPES = {
     "exponential": {"M": 5, "N": 3001}, "randperm": {"M": 40, "N": 1000},
     "top_k_sampling": {"M": 16, "V": 256, "S": 512},
     "top_p_sampling": {"M": 16, "V": 256, "S": 512},
+    "dropout2d": {"B": 64, "C": 128, "L": 3}, "alpha_dropout": {"M": 37, "N": 1000},
+    "stochastic_round_bf16": {"M": 37, "N": 1000}, "randint": {"M": 16, "N": 1000},
+    "geometric": {"M": 16, "N": 1000}, "mlm_masking": {"B": 64, "L": 512, "V": 30522},
 }
-VALUE_INPUT = {"dropout", "dropout_add", "bernoulli", "shuffle_rows"}  # one value per element
+VALUE_INPUT = {"dropout", "dropout_add", "bernoulli", "shuffle_rows",  # one value per draw
+               "dropout2d", "alpha_dropout", "stochastic_round_bf16", "mlm_masking"}
 DTYPE = {"uniform": "float32", "normal": "float32", "multinomial": "float32",
-         "exponential": "float32", "randperm": "int64"}
+         "exponential": "float32", "randperm": "int64", "stochastic_round_bf16": "float32",
+         "randint": "int64", "geometric": "float32", "mlm_masking": "int64"}
 
 
 def _inputs(task: str, seed: int, mode: str = "standard") -> tuple:
@@ -210,7 +258,8 @@ def _inputs(task: str, seed: int, mode: str = "standard") -> tuple:
 def _field(kind: str, task: str, inputs: tuple, seed_value: int) -> torch.Tensor:
     n = _field_len(task, inputs)
     if kind == "value-keyed":
-        return G.value_keyed(inputs[0], seed_value)
+        values = inputs[0][:, :, 0] if task == "dropout2d" else inputs[0]  # one per channel
+        return G.value_keyed(values, seed_value)
     return getattr(G, kind.replace("-", "_"))(n, seed_value)
 
 
@@ -222,7 +271,7 @@ def test_honest_draws_pass(task, mode):
         inputs = _inputs(task, seed, mode)
         seed_value = inputs[-1]
         out = _output(task, inputs, G.honest(_field_len(task, inputs), seed_value))
-        assert reference.check((out,), inputs) == []
+        assert reference.check(_outs(out), inputs) == []
 
 
 @pytest.mark.parametrize("kind", ["weyl", "lcg", "periodic", "value-keyed"])
@@ -236,7 +285,7 @@ def test_low_quality_generators_fail(task, kind):
     reference = _module(task, "reference")
     inputs = _inputs(task, 21)
     out = _output(task, inputs, _field(kind, task, inputs, inputs[-1]))
-    problems = reference.check((out,), inputs)
+    problems = reference.check(_outs(out), inputs)
     assert problems, f"{task} accepted a {kind} generator"
 
 
@@ -247,16 +296,16 @@ def test_another_seed_must_give_independent_draws(task):
     other = inputs[:-1] + (inputs[-1] + 977,)
     n = _field_len(task, inputs)
     honest = [_output(task, i, G.honest(n, i[-1])) for i in (inputs, other)]
-    assert reference.check_reseed((honest[0],), inputs, (honest[1],), other) == []
+    assert reference.check_reseed(_outs(honest[0]), inputs, _outs(honest[1]), other) == []
     shifted = [_output(task, i, G.seed_shifted(n, i[-1])) for i in (inputs, other)]
-    assert reference.check((shifted[0],), inputs) == []  # each call alone looks perfect
-    assert reference.check((shifted[1],), other) == []
-    assert reference.check_reseed((shifted[0],), inputs, (shifted[1],), other)
+    assert reference.check(_outs(shifted[0]), inputs) == []  # each call alone looks perfect
+    assert reference.check(_outs(shifted[1]), other) == []
+    assert reference.check_reseed(_outs(shifted[0]), inputs, _outs(shifted[1]), other)
 
 
 def test_every_random_task_declares_its_reseed_check():
     folders = sorted(f for f in TASKS.iterdir() if (f / "task.toml").is_file())
-    assert len(folders) >= 12  # issue 27: at least eight Random tasks, twelve per category
+    assert len(folders) >= 18  # issue 27: at least eight Random tasks; 12 + 6 of its 2nd batch
     for folder in folders:
         module = _module(folder.name, "reference")
         assert callable(module.check) and callable(module.check_reseed), folder.name
