@@ -108,7 +108,7 @@ def per_call(suite: Path, dims: dict[str, int], scratch: Path) -> list[tuple[str
 
 def _marks(exec_record: dict) -> list[tuple[str, float]]:
     """Each worker stage's length from the supervisor's marks (label, seconds)."""
-    marks = [(str(m[0]), float(m[1])) for m in exec_record.get("marks", [])]
+    marks = [(str(m["label"]), float(m["t"])) for m in exec_record.get("marks", [])]
     ends = [at for _, at in marks[1:]] + [exec_record.get("worker_s") or marks[-1][1]] \
         if marks else []
     return [(label, round(end - at, 3)) for (label, at), end in zip(marks, ends)]
@@ -120,9 +120,14 @@ def verify(backend: str, suite: Path, sub: Path, out: Path) -> dict:
                            str(suite), "--device", "cpu", "--sandbox", backend, "--out",
                            str(out), "--force", "--limit", "output=16g"],
                           capture_output=True, text=True, cwd=ROOT)
-    wall = time.perf_counter() - start
-    job = out / "jobs" / "activation.relu"
-    facts: dict = {"backend": backend, "rc": proc.returncode, "kgb_wall_s": round(wall, 2)}
+    facts = job_facts(out / "jobs" / "activation.relu", proc.stderr)
+    return {"backend": backend, "rc": proc.returncode,
+            "kgb_wall_s": round(time.perf_counter() - start, 2), **facts}
+
+
+def job_facts(job: Path, stderr: str = "") -> dict:
+    """The job's phases from the files kgb wrote (also: `--facts JOB_DIR` of a finished run)."""
+    facts: dict = {}
     try:
         facts["phases"] = json.loads((job / "phases.json").read_text())
         record = json.loads((job / "exec.json").read_text())
@@ -134,7 +139,7 @@ def verify(backend: str, suite: Path, sub: Path, out: Path) -> dict:
         facts["verdict"] = f"{verdict['verdict']} {verdict.get('rule') or ''}".strip()
         facts["judge_steps"] = json.loads((job / "judge.json").read_text()).get("phases")
     except (OSError, ValueError, KeyError) as exc:
-        facts["error"] = f"{exc}; stderr tail: {proc.stderr[-600:]}"
+        facts["error"] = f"{exc!r}; stderr tail: {stderr[-600:]}"
     return facts
 
 
@@ -144,7 +149,11 @@ def main() -> int:
     parser.add_argument("--backends", default="process,bwrap")
     parser.add_argument("--out", type=Path, default=Path(tempfile.gettempdir()) / "kgb-large")
     parser.add_argument("--skip-verify", action="store_true")
+    parser.add_argument("--facts", type=Path, help="only print a finished job folder's phases")
     args = parser.parse_args()
+    if args.facts:
+        print(json.dumps(job_facts(args.facts), indent=1))
+        return 0
     work = Path(tempfile.mkdtemp(prefix="kgb-large-"))
     try:
         suite, sub, dims = build(work, args.gb)

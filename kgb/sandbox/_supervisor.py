@@ -335,8 +335,8 @@ def _copy_out(src: str, dst_fd: int, budget: int, keep: str | None = None) -> tu
 
 def _copy_file(fin: int, fout: int, left: int) -> int:
     """Copy up to `left` bytes from fin to fout; the bytes copied. In the kernel (sendfile: no
-    trip through this process's memory, 2.5x the read/write loop for a 0.5 GiB output on the
-    2-core dev machine, scripts/bench_large_outputs.py), else by read and write."""
+    trip through this process's memory; 2-3x the read/write loop to disk for a 0.5 GiB output
+    on the 2-core dev machine, docs/decisions.md), else by read and write."""
     copied = 0
     try:
         while left > 0:

@@ -9,7 +9,9 @@
 #   FLAGGEMS=path/to/kernel.py adds a real FlagGems-derived matmul.matmul kernel file.
 #   The cheat (cheat_torch_in_a_compile.py, --static off: layer 1 refuses constexpr_function)
 #   must end D207 or incorrect with the pre-compile on.
-# Env: CPUS (default: nproc), TIMING (off), BASELINES (none), SANDBOX (bwrap), OUT.
+# Env: CPUS (default: nproc), TIMING (off), BASELINES (none), SANDBOX (bwrap), OUT, LIMIT_S (280
+# per kgb verify), ONLY (run only kernels whose name contains it), PRES ("0 1"). A device call
+# has 600 s: e.g. ONLY=64 in one call, ONLY=flaggems in the next, ONLY=cheat PRES=1 in a third.
 source "$(dirname "$0")/env.sh"
 OUT=${OUT:-/tmp/kgb-gpu}; mkdir -p "$OUT"
 CPUS=${CPUS:-$(nproc)}
@@ -20,10 +22,11 @@ kernels+=(tests/fixtures/autotune/cheat_torch_in_a_compile.py)
 printf '%-34s %-4s %8s %10s %10s  %s\n' kernel pre wall_s compile_s worker_s verdict > "$OUT/autotune_parallel.txt"
 for k in "${kernels[@]}"; do
   name=$(basename "$k" .py)
+  [[ -n "${ONLY:-}" && $name != *"$ONLY"* ]] && continue
   mkdir -p "$work/$name/kernels"; cp "$k" "$work/$name/kernels/k.py"
   printf '[submission]\nname = "%s"\ngenerator = "autotune_parallel.sh"\nmodel = "none"\ncreated = "2026-11-27"\n[[kernels]]\ntask = "matmul.matmul"\nfile = "kernels/k.py"\n' "$name" > "$work/$name/manifest.toml"
   static=on; [[ $name == cheat_* ]] && static=off
-  for pre in 0 1; do
+  for pre in ${PRES:-0 1}; do
     [[ $name == cheat_* && $pre == 0 ]] && continue
     start=$(date +%s%N)
     KGB_PRECOMPILE=$pre timeout -s TERM "${LIMIT_S:-280}" $PY -m kgb.cli verify "$work/$name" \
