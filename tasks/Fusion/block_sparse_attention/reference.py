@@ -7,7 +7,7 @@ def _mask(layout, S, BS):
 
 
 def reference(q, k, v, layout, block_size, scale):
-    B, H, S, D = q.shape
+    B, S = q.shape[0], q.shape[2]
     visible = _mask(layout, S, block_size)
     out = torch.empty(q.shape, dtype=q.dtype, device=q.device)
     for b in range(B):

@@ -5,7 +5,7 @@ import torch.nn.functional as F
 def reference(q, k_new, v_new, k_cache, v_cache, cache_seqlens, scale, out):
     """flash_attn_with_kvcache(q, k_cache, v_cache, k_new, v_new, cache_seqlens) for one decode
     token, into `out`; writes k_cache, v_cache and out IN PLACE (kgb calls it on clones)."""
-    B, H, D = q.shape
+    B, H = q.shape[0], q.shape[1]
     HKV = k_cache.shape[1]
     b_idx = torch.arange(B, device=q.device)
     pos = cache_seqlens.long()
@@ -21,8 +21,7 @@ def reference(q, k_new, v_new, k_cache, v_cache, cache_seqlens, scale, out):
 
 
 def baseline(q, k_new, v_new, k_cache, v_cache, cache_seqlens, scale, out):
-    B, H, D = q.shape
-    HKV, SMAX = k_cache.shape[1], k_cache.shape[2]
+    B, SMAX = q.shape[0], k_cache.shape[2]
     b_idx = torch.arange(B, device=q.device)
     pos = cache_seqlens.long()
     k_cache[b_idx, :, pos] = k_new

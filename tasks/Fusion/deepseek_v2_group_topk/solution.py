@@ -27,7 +27,7 @@ def _group_topk_kernel(g_ptr, w_ptr, id_ptr, T, E, GS, NG, TG, K, scaling, RENOR
         gmax = tl.where(gs[None, :] == g, best[:, None], gmax)
     # the TG best groups, ties to the lower group index
     gavail = (gs < NG)[None, :] & tmask[:, None]
-    for j in range(0, TG):
+    for _ in range(0, TG):
         key = tl.where(gavail, gmax, -float("inf"))
         best = tl.max(key, axis=1)
         pick = tl.min(tl.where(gavail & (key == best[:, None]), gs[None, :], BLOCK_G), axis=1)

@@ -3,7 +3,7 @@ import torch.nn.functional as F
 
 
 def reference(q, k, v, weight, lam, lambda_init, eps, scale):
-    B, H2, S, D = q.shape
+    B, H2, S = q.shape[0], q.shape[1], q.shape[2]
     future = torch.ones(S, S, dtype=torch.bool, device=q.device).triu(1)
     out = torch.empty(v.shape, dtype=q.dtype, device=q.device)
     w = weight.double()

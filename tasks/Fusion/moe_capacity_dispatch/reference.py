@@ -3,7 +3,7 @@ import torch
 
 def _dispatch(x, logits, capacity, dtype):
     # DeepSpeed top1gating (no noise, no random token selection) + the dispatch einsum
-    T, E = logits.shape
+    E = logits.shape[1]
     probs = torch.softmax(logits.to(dtype), dim=-1)
     ids = torch.sort(logits.float(), dim=-1, descending=True, stable=True).indices[:, 0]
     onehot = torch.nn.functional.one_hot(ids, E)  # [T, E]

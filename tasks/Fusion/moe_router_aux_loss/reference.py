@@ -3,7 +3,7 @@ import torch
 
 def _route(logits, k, dtype):
     # HF MixtralSparseMoeBlock routing + load_balancing_loss_func (one layer, no padding mask)
-    T, E = logits.shape
+    E = logits.shape[1]
     probs = torch.softmax(logits.to(dtype), dim=-1)
     # rank by the logits, ties to the smaller expert index (a stable descending sort)
     ids = torch.sort(logits.float(), dim=-1, descending=True, stable=True).indices[:, :k]

@@ -10,7 +10,7 @@ def _norm_rope(x, w, cos, sin, eps):
 
 
 def reference(q, k, v, q_weight, k_weight, cos, sin, eps, scale):
-    B, H, S, D = q.shape
+    B, H, S = q.shape[0], q.shape[1], q.shape[2]
     group = H // k.shape[1]
     c, s_ = cos.double(), sin.double()
     qr = _norm_rope(q.double(), q_weight.double(), c, s_, eps)

@@ -9,7 +9,7 @@ def _bias(rel_bias, bucket, S):
 
 
 def reference(q, k, v, rel_bias, bucket, scale):
-    B, H, S, D = q.shape
+    B, S = q.shape[0], q.shape[2]
     bias = _bias(rel_bias.double(), bucket, S)
     out = torch.empty(q.shape, dtype=q.dtype, device=q.device)
     for b in range(B):
