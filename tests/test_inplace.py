@@ -315,3 +315,23 @@ def test_every_optimizer_task_updates_in_place_and_its_reference_writes_every_de
                 if not torch.equal(outputs[k], kept[i]):
                     written.add(i)
         assert written == set(task.inplace), f"{task.id}: an input is never written"
+
+
+def test_no_optimizer_case_is_answered_by_the_inputs_left_unchanged():
+    """The ghost call (every Triton launch a no-op) must come out wrong on EVERY standard case,
+    and for an in-place task the ghost's answer is the declared inputs as they were given. A
+    case whose right answer is those inputs (seen: ema_weights in bfloat16 at the 0.9999 cap,
+    an update below the rounding) rejects an honest kernel as D301. The suite-quality
+    passthrough probe only needs one failing case; this asks it of every case, several seeds."""
+    from kgb.suite import quality as Q
+
+    for toml in sorted((ROOT / "tasks/Optimizer").glob("*/task.toml")):
+        probe = Q.TaskProbe(load_task(toml.parent))
+        for seed in range(4):
+            for case in Q._cases(probe.task, False, seed=seed):
+                if case.mode != "standard":
+                    continue
+                inputs = probe.make(case)
+                unchanged = [inputs[i].clone() for i in probe.task.inplace]
+                assert probe.judge(unchanged, inputs, case.dtype) is not None, \
+                    f"{probe.task.id} {case.id} seed {seed}: the unchanged inputs pass"
