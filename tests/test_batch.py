@@ -65,3 +65,10 @@ def test_an_isolating_backend_shares_one_reference_cache(tmp_path):
     assert [r["correct"] for r in rows] == [1, 1]
     assert (out / "refcache" / "math.addcmul").is_dir()  # one cache for both
     assert not (out / "a" / "refcache").exists() and not (out / "b" / "refcache").exists()
+    # One board for every member's jobs: with two slots the two one-kernel submissions ran at
+    # the same time (members in turn left one slot idle: a batch of one-kernel submissions on
+    # 4 GPUs used one). A job's folder gets plan.json when it starts, exec.json when its
+    # sandbox ends.
+    spans = [((out / m / "jobs/math.addcmul/plan.json").stat().st_mtime,
+              (out / m / "jobs/math.addcmul/exec.json").stat().st_mtime) for m in ("a", "b")]
+    assert max(s for s, _ in spans) < min(e for _, e in spans), spans

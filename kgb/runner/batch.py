@@ -12,14 +12,16 @@ kgb's trusted judge alone, in a folder no sandbox mounts."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import secrets
+import threading
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from kgb.errors import BadInput
+from kgb.errors import BadInput, InfraError, Interrupted
 from kgb.jsonfiles import write_json_atomic
 
 SUMMARY_FILE = "summary.json"
@@ -71,25 +73,41 @@ def members(paths: tuple[Path, ...]) -> list[Member]:
 def run_batch(paths: tuple[Path, ...], base, quiet: bool = False) -> dict[str, Any]:
     """Verify every member with `base`'s options (a VerifyOptions); the summary, also written
     to OUT/summary.json. Bad input of one member is its row; kgb's own failure or an interrupt
-    ends the batch after the summary of what finished is written."""
-    from kgb.runner.verify import run_verify
-
+    ends the batch after every member's report (partial where its jobs did not all finish) and
+    the summary are written. Local slots take the jobs of every member from one board (longest
+    first); on Ray each member's jobs go to the cluster in turn."""
     batch = members(paths)
     out_dir = base.out_dir.resolve()
     seed = _batch_seed(out_dir, base, batch)
     shared = out_dir / "refcache" if _isolating(base.sandbox) else None
     rows: list[dict[str, Any]] = []
-    placement = None
     try:
-        if base.ray is not None:  # one connection for the batch; actors per member
-            from kgb.placement.ray_host import RayPlacement
+        if base.ray is not None:
+            _members_in_turn(batch, base, out_dir, seed, shared, rows, quiet)
+        else:
+            _members_on_one_board(batch, base, out_dir, seed, shared, rows, quiet)
+    finally:
+        summary = {"seed": seed, "submissions": rows, "complete": len(rows) == len(batch)
+                   and all(row.get("complete", True) for row in rows)}
+        write_json_atomic(out_dir / SUMMARY_FILE, summary, indent=1)
+    return summary
 
-            placement = RayPlacement(base.ray, base.device, base.jobs, base.timing)
+
+def _member_options(base, member: Member, out_dir: Path, seed: int, shared: Path | None):
+    folder = out_dir / member.name
+    return replace(base, submission=member.path, out_dir=folder, seed=seed, refcache=shared,
+                   resume=base.resume and (folder / "run.json").is_file())
+
+
+def _members_in_turn(batch: list[Member], base, out_dir: Path, seed: int,
+                     shared: Path | None, rows: list[dict[str, Any]], quiet: bool) -> None:
+    """Ray: one connection for the batch, the actors started per member (they hold its files)."""
+    from kgb.placement.ray_host import RayPlacement
+    from kgb.runner.verify import run_verify
+
+    with RayPlacement(base.ray, base.device, base.jobs, base.timing) as placement:
         for member in batch:
-            folder = out_dir / member.name
-            options = replace(base, submission=member.path, out_dir=folder, seed=seed,
-                              refcache=shared,
-                              resume=base.resume and (folder / "run.json").is_file())
+            options = _member_options(base, member, out_dir, seed, shared)
             try:
                 report = run_verify(options, quiet=True, placement=placement)
             except BadInput as exc:
@@ -98,12 +116,66 @@ def run_batch(paths: tuple[Path, ...], base, quiet: bool = False) -> dict[str, A
                 rows.append(_row(member, report))
             if not quiet:
                 _print_row(rows[-1])
-    finally:
-        if placement is not None:
-            placement.close()
-        summary = {"seed": seed, "submissions": rows, "complete": len(rows) == len(batch)}
-        write_json_atomic(out_dir / SUMMARY_FILE, summary, indent=1)
-    return summary
+
+
+def _members_on_one_board(batch: list[Member], base, out_dir: Path, seed: int,
+                          shared: Path | None, rows: list[dict[str, Any]], quiet: bool) -> None:
+    """Every member planned first, then all their jobs on one board (kgb.runner.schedule.
+    run_works): a batch of one-kernel submissions keeps every GPU busy. Members share the
+    sandbox backend, the cancel event and — where the backend hides the run folder — the
+    judges and their reference cache."""
+    from kgb.report.terminal import JobProgress
+    from kgb.runner.judge_pool import JudgePool
+    from kgb.runner.schedule import ScheduleOutcome, run_works
+    from kgb.runner.verify import _stop_signals_interrupt, close_run, open_run
+    from kgb.sandbox.base import create_sandbox
+
+    cancel = threading.Event()
+    with contextlib.ExitStack() as stack:
+        sandbox = stack.enter_context(create_sandbox(base.sandbox))
+        judges = stack.enter_context(JudgePool(shared, out_dir / "judges.log")) \
+            if shared is not None else None
+        opened: list[tuple[Member, Any]] = []
+        refused: dict[str, dict[str, Any]] = {}
+        for member in batch:
+            options = _member_options(base, member, out_dir, seed, shared)
+            try:
+                opened.append((member, open_run(options, stack, None, judges, cancel, sandbox)))
+            except BadInput as exc:
+                refused[member.name] = {"name": member.name, "path": str(member.path),
+                                        "error": str(exc)}
+        stack.enter_context(_stop_signals_interrupt())
+        works = [(job, run.ctx) for _, run in opened for job in run.jobs]
+        slots = opened[0][1].slots if opened else ()
+        progress = stack.enter_context(JobProgress(len(works), quiet=True))
+        outcome = run_works(works, slots, cancel, progress,
+                            reuse=lambda work: _owner(opened, work).reuse(work[0])) \
+            if works else ScheduleOutcome(())
+        headers = [run.header() for _, run in opened]
+    stop: Exception | None = None
+    reports: dict[str, dict[str, Any]] = {}
+    for (member, run), header in zip(opened, headers):
+        mine = tuple(r for r in outcome.results if any(r[0] is job for job in run.jobs))
+        whole = len(mine) == len(run.jobs)
+        member_outcome = ScheduleOutcome(mine, None if whole else outcome.failure,
+                                         None if whole else outcome.interrupted)
+        try:
+            reports[member.name] = close_run(run, header, member_outcome)
+        except (Interrupted, InfraError) as exc:  # its partial report is written
+            stop = stop or exc
+            reports[member.name] = json.loads((run.out_dir / "report.json").read_text())
+    for member in batch:  # rows in the batch's order
+        row = refused.get(member.name) or _row(member, reports[member.name])
+        rows.append(row)
+        if not quiet:
+            _print_row(row)
+    if stop is not None:
+        raise stop
+
+
+def _owner(opened: list[tuple[Member, Any]], work) -> Any:
+    """The open run a scheduled job belongs to (by its context)."""
+    return next(run for _, run in opened if run.ctx is work[1])
 
 
 def _isolating(sandbox: str) -> bool:

@@ -7,7 +7,12 @@ report lists jobs in plan order whatever order they finished in.
 
 Stopping: Ctrl-C/SIGTERM in the main thread, or an infrastructure failure in any job, sets the
 run's cancel event; every backend kills its job when it sees it (as on a timeout), a cancelled
-job gets no verdict and no journal entry, and the jobs that finished are returned."""
+job gets no verdict and no journal entry, and the jobs that finished are returned.
+
+A batch (`kgb verify A B C ...`) puts every member's jobs on one board (`run_works`): each job
+carries its own run's context (folder, submission, judges), all share one cancel event, and
+the slots never idle while any member still has a job (one-kernel submissions on 4 GPUs used
+one GPU at a time when members ran one after another)."""
 
 from __future__ import annotations
 
@@ -33,6 +38,8 @@ if TYPE_CHECKING:
     from kgb.placement.base import JobPlacement
 
 Finished = tuple[Job, JobRecord]
+# A job and the context of the run it belongs to (a batch's members each have their own).
+Work = tuple[Job, JobContext]
 
 # Set by a process that prepares a job for a caller who says when it may run (kgb.serve.child
 # in a warm kgb.Verifier slot): called between preparing a job and finishing it, so the job
@@ -63,14 +70,26 @@ def job_weight(job: Job) -> float:
 def run_all(jobs: list[Job], slots: tuple[str, ...], ctx: JobContext, progress,
             reuse: Callable[[Job], JobRecord | None],
             placement: JobPlacement | None = None) -> ScheduleOutcome:
-    """Every job on the slots; with a `placement` (Ray) each job runs where it places it,
-    without warm starts here (its actors start their own)."""
+    """Every job of one run on the slots; with a `placement` (Ray) each job runs where it
+    places it, without warm starts here (its actors start their own)."""
+    return run_works([(job, ctx) for job in jobs], slots, ctx.cancel, progress,
+                     lambda work: reuse(work[0]), placement)
+
+
+def run_works(works: list[Work], slots: tuple[str, ...], cancel: threading.Event, progress,
+              reuse: Callable[[Work], JobRecord | None],
+              placement: JobPlacement | None = None) -> ScheduleOutcome:
+    """Every job on the slots, each with its own run's context (whose cancel must be
+    `cancel`); results in the order of `works`."""
+    if any(ctx.cancel is not cancel for _, ctx in works):
+        raise ValueError("every job of one schedule shares its cancel event")
     done: dict[int, Finished] = {}
-    pending: list[tuple[int, Job]] = []
-    for index, job in enumerate(jobs):
-        kept = reuse(job)
+    pending: list[tuple[int, Job, JobContext]] = []
+    for index, work in enumerate(works):
+        job, job_ctx = work
+        kept = reuse(work)
         if kept is None:
-            pending.append((index, job))
+            pending.append((index, job, job_ctx))
         else:
             done[index] = (job, kept)
             progress.start(job.task.id)
@@ -79,18 +98,18 @@ def run_all(jobs: list[Job], slots: tuple[str, ...], ctx: JobContext, progress,
         pending.sort(key=lambda item: job_weight(item[1]), reverse=True)
     if placement is not None:  # it may keep more than one job in flight per slot (Ray, warm)
         slots = slots * getattr(placement, "depth", 1)
-    board = _Board(pending, ctx, slots)
+    board = _Board(pending, cancel, slots)
     failures: list[InfraError] = []
 
     def serve(number: int) -> None:
         """One slot: its jobs one at a time, each next one prepared while the current runs."""
         slot = slots[number]
         try:
-            while not ctx.cancel.is_set():
+            while not cancel.is_set():
                 taken = board.take(number)
                 if taken is None:
                     return
-                index, job, prepared = taken
+                index, job, ctx, prepared = taken
                 progress.start(job.task.id)
                 if placement is not None:
                     record = placement.run(replace(job, device=slot), ctx)
@@ -115,11 +134,11 @@ def run_all(jobs: list[Job], slots: tuple[str, ...], ctx: JobContext, progress,
             return
         except InfraError as exc:
             failures.append(exc)
-            ctx.cancel.set()
+            cancel.set()
         except Exception as exc:
             failures.append(InfraError(f"internal error in job {board.current(number)}: "
                                        f"{exc!r}"))
-            ctx.cancel.set()
+            cancel.set()
         finally:
             board.release()
 
@@ -134,7 +153,7 @@ def run_all(jobs: list[Job], slots: tuple[str, ...], ctx: JobContext, progress,
                 thread.join(0.2)
     except KeyboardInterrupt as exc:  # raised in the main thread by the signal handler
         interrupted = str(exc) or "SIGINT"
-        ctx.cancel.set()
+        cancel.set()
         for thread in threads:
             thread.join()
     finally:
@@ -149,56 +168,57 @@ class _Board:
     another slot's prepared job rather than idle at the run's tail; prepared jobs nobody
     takes are abandoned (sandbox killed) when the run ends."""
 
-    def __init__(self, pending: list[tuple[int, Job]], ctx: JobContext,
+    def __init__(self, pending: list[tuple[int, Job, JobContext]], cancel: threading.Event,
                  slots: tuple[str, ...]) -> None:
         self.queue = deque(pending)
         self.slots = slots  # slot number -> its device; CPU slots share one device name
         self.fresh = set(range(len(slots)))  # slots that have not taken their first job yet
-        self.ctx = ctx
+        self.cancel = cancel
         self.lock = threading.Lock()
-        self.ahead: dict[int, tuple[int, Job, PreparedJob | None, BaseException | None]] = {}
+        self.ahead: dict[int, tuple[int, Job, JobContext, PreparedJob | None,
+                                    BaseException | None]] = {}
         self.running: dict[int, str] = {}
 
-    def take(self, slot: int) -> tuple[int, Job, PreparedJob | None] | None:
+    def take(self, slot: int) -> tuple[int, Job, JobContext, PreparedJob | None] | None:
         """The slot's next job: the one it prepared, the queue's next, or another slot's
         prepared one (its sandbox, held for another device, is abandoned)."""
         with self.lock:
             self.fresh.discard(slot)
             entry = self.ahead.pop(slot, None)
             if entry is None and self.queue:
-                index, job = self.queue.popleft()
-                entry = (index, job, None, None)
+                index, job, ctx = self.queue.popleft()
+                entry = (index, job, ctx, None, None)
             if entry is None:
                 for other in list(self.ahead):
                     entry = self.ahead.pop(other)
                     break
             if entry is None:
                 return None
-            index, job, prepared, error = entry
+            index, job, ctx, prepared, error = entry
             self.running[slot] = job.task.id
         if error is not None:
             raise error
         if prepared is not None and prepared.job.device != self.slots[slot]:
             abandon_job(prepared)
             prepared = None
-        return index, job, prepared
+        return index, job, ctx, prepared
 
     def prepare_next(self, slot: int) -> threading.Thread | None:
         """Prepare the queue's next job for `slot` in the background; the thread to join."""
         with self.lock:  # not before every slot has its first job: the heaviest go first
             if self.fresh or not self.queue:
                 return None
-            index, job = self.queue.popleft()
+            index, job, ctx = self.queue.popleft()
 
         def prepare() -> None:
             prepared, error = None, None
             try:
-                prepared = prepare_job(replace(job, device=self.slots[slot]), self.ctx)
+                prepared = prepare_job(replace(job, device=self.slots[slot]), ctx)
                 prepared.ahead = True
             except BaseException as exc:  # raised when the job is taken, by its taker
                 error = exc
             with self.lock:
-                self.ahead[slot] = (index, job, prepared, error)
+                self.ahead[slot] = (index, job, ctx, prepared, error)
 
         thread = threading.Thread(target=prepare, name=f"kgb-prepare-{slot}", daemon=True)
         thread.start()
@@ -215,13 +235,13 @@ class _Board:
     def release(self) -> None:
         """A slot that stops (cancelled, failed, or out of jobs): if the run is stopping,
         every prepared job ends; otherwise another slot may still take them."""
-        if self.ctx.cancel.is_set():
+        if self.cancel.is_set():
             self.abandon_all()
 
     def abandon_all(self) -> None:
         with self.lock:
             entries = list(self.ahead.values())
             self.ahead.clear()
-        for _, _, prepared, _ in entries:
+        for _, _, _, prepared, _ in entries:
             if prepared is not None:
                 abandon_job(prepared)

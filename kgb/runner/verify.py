@@ -12,18 +12,20 @@ import signal
 import threading
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 import psutil
 
 from kgb.errors import BadInput, InfraError, Interrupted
+from kgb.protocol import JobRecord
 from kgb.report.files import write_human_reports
 from kgb.report.json_report import build_report, cost_for, job_entry, run_header, write_report
 from kgb.runner import journal
 from kgb.runner.execute import JobContext
 from kgb.runner.judge_pool import JudgePool
 from kgb.runner.missing import missing_entry
-from kgb.runner.plan import plan_jobs
-from kgb.runner.schedule import run_all
+from kgb.runner.plan import Job, plan_jobs
+from kgb.runner.schedule import ScheduleOutcome, run_all
 from kgb.sandbox.base import Limits, Sandbox, create_sandbox, ram_output_cap
 from kgb.sandbox.overrides import apply_overrides, field_name
 from kgb.submission import load_submission
@@ -195,8 +197,67 @@ def run_verify(options: VerifyOptions, as_json: bool = False, feedback: bool = F
 
 def _run_verify(options: VerifyOptions, as_json: bool, feedback: bool, quiet: bool,
                 placement) -> dict:
-    from kgb.report.terminal import JobProgress, print_report
+    from kgb.report.terminal import JobProgress
 
+    # Everything that holds processes or resources is closed by one ExitStack, whatever fails.
+    with contextlib.ExitStack() as stack:
+        run = open_run(options, stack, placement)
+        stack.enter_context(_stop_signals_interrupt())
+        if placement is not None:  # its actors start, on the run's files, shipped once
+            stack.callback(placement.release)
+            placement.open(run.ctx, run.jobs)
+        progress = stack.enter_context(JobProgress(len(run.jobs), quiet=as_json or quiet))
+        outcome = run_all(run.jobs, run.slots, run.ctx, progress, reuse=run.reuse,
+                          placement=placement)
+        header = run.header()
+    return close_run(run, header, outcome, as_json, feedback, quiet)
+
+
+@dataclass
+class OpenRun:
+    """One submission's run between planning and its report: its jobs, where they run, and
+    the context they share (a batch holds one per member and schedules all their jobs on one
+    board, kgb.runner.schedule.run_works)."""
+
+    options: VerifyOptions
+    out_dir: Path
+    index: SuiteIndex
+    submission: Any
+    scope: list[str]
+    jobs: list[Job]
+    missing: list[str]
+    slots: tuple[str, ...]
+    seed: int
+    record: journal.RunRecord
+    resumed: bool
+    sandbox: Sandbox
+    limits: Limits
+    ctx: JobContext
+    cache: Any
+    cache_state: str
+    placement: Any
+
+    def reuse(self, job: Job) -> JobRecord | None:
+        """The journaled record of a job a resumed run already finished."""
+        return journal.finished(self.out_dir / "jobs" / job.task.id) if self.resumed else None
+
+    def header(self) -> dict:
+        options = self.options
+        header = run_header(seed=self.seed, devices=self.slots, sandbox=self.sandbox,
+                            submission=self.submission, limits=self.limits,
+                            static=options.static, timing=options.timing,
+                            cuda_graph=options.cuda_graph, baselines=options.baselines)
+        header["environment"]["baseline_cache"] = self.cache.describe() \
+            if self.cache is not None else {"dir": None, "state": self.cache_state}
+        return header
+
+
+def open_run(options: VerifyOptions, stack: contextlib.ExitStack, placement,
+             judges: JudgePool | None = None, cancel: threading.Event | None = None,
+             sandbox: Sandbox | None = None) -> OpenRun:
+    """Load, check and plan one submission and open what its jobs share (sandbox backend,
+    judges, baseline store) on `stack`; BadInput before anything is opened for a bad one.
+    `judges`, `cancel` and `sandbox`: a batch's, shared by its members."""
     _check_graph_option(options, options.device)
     index = index_suite(options.tasks_dir)
     out_dir = options.out_dir.resolve()
@@ -233,55 +294,56 @@ def _run_verify(options: VerifyOptions, as_json: bool, feedback: bool, quiet: bo
                      tuple(job_ids))
     missing = [t for t in scope if t not in submitted]
 
-    # Everything that holds processes or resources is closed by one ExitStack, whatever fails.
-    with contextlib.ExitStack() as stack:
+    if sandbox is None:
         sandbox = stack.enter_context(create_sandbox(options.sandbox))
-        limits = fit_output_to_ram(limits, sandbox, len(slots), options.limits)
-        identity = placement.identity if placement else device_identity(slots)
-        record = journal.RunRecord(seed, identity, sandbox.name + _mode_suffix(options),
-                                   journal.plan_digest(jobs, identity, sandbox.name, limits,
-                                                       missing))
-        if before and before != record:
-            raise journal.resume_mismatch(out_dir)
-        if not before:  # job folders of an earlier run in OUT must never pass for this run's
-            shutil.rmtree(out_dir / "jobs", ignore_errors=True)
-        journal.write_record(out_dir, record)
+    limits = fit_output_to_ram(limits, sandbox, len(slots), options.limits)
+    identity = placement.identity if placement else device_identity(slots)
+    record = journal.RunRecord(seed, identity, sandbox.name + _mode_suffix(options),
+                               journal.plan_digest(jobs, identity, sandbox.name, limits,
+                                                   missing))
+    if before and before != record:
+        raise journal.resume_mismatch(out_dir)
+    if not before:  # job folders of an earlier run in OUT must never pass for this run's
+        shutil.rmtree(out_dir / "jobs", ignore_errors=True)
+    journal.write_record(out_dir, record)
+    if judges is None:
         judges = stack.enter_context(JudgePool(options.refcache or out_dir / "refcache",
                                                out_dir / "judges.log"))
-        # Ray's jobs run on other hosts, whose GPUs and files this host's store does not know
-        cache, cache_state = _baseline_cache(options, slots, sandbox, submission.root, out_dir) \
-            if placement is None else (None, "off under --ray")
-        ctx = JobContext(secrets.token_hex(4), out_dir, sandbox, limits, submission.root, judges,
-                         static=options.static,
-                         peaks=None if placement else device_peaks(slots),  # Ray: the actor's
-                         timing=options.timing, baselines=options.baselines,
-                         cuda_graph=options.cuda_graph, baseline_cache=cache,
-                         warm=warm_pays(device, slots) if options.warm is None
-                         else options.warm)
-        stack.enter_context(_stop_signals_interrupt())
-        if placement is not None:  # its actors start, on the run's files, shipped once
-            stack.callback(placement.release)
-            placement.open(ctx, jobs)
-        progress = stack.enter_context(JobProgress(len(jobs), quiet=as_json or quiet))
-        outcome = run_all(jobs, slots, ctx, progress, reuse=lambda job: journal.finished(
-            out_dir / "jobs" / job.task.id) if before else None, placement=placement)
-        header = run_header(seed=seed, devices=slots, sandbox=sandbox, submission=submission,
-                            limits=limits, static=options.static, timing=options.timing,
-                            cuda_graph=options.cuda_graph,
-                            baselines=options.baselines)
-        header["environment"]["baseline_cache"] = cache.describe() if cache is not None \
-            else {"dir": None, "state": cache_state}
-    rows = {job.task.id: job_entry(journal.read_plan(out_dir / "jobs" / job.task.id), record)
-            for job, record in outcome.results}
-    rows.update((t, missing_entry(t, index.entry(t).category, slots[0])) for t in missing)
-    entries = [rows[t] for t in scope if t in rows]  # plan order; unfinished jobs have none
+    # Ray's jobs run on other hosts, whose GPUs and files this host's store does not know
+    cache, cache_state = _baseline_cache(options, slots, sandbox, submission.root, out_dir) \
+        if placement is None else (None, "off under --ray")
+    ctx = JobContext(secrets.token_hex(4), out_dir, sandbox, limits, submission.root, judges,
+                     cancel=cancel if cancel is not None else threading.Event(),
+                     static=options.static,
+                     peaks=None if placement else device_peaks(slots),  # Ray: the actor's
+                     timing=options.timing, baselines=options.baselines,
+                     cuda_graph=options.cuda_graph, baseline_cache=cache,
+                     warm=warm_pays(device, slots) if options.warm is None
+                     else options.warm)
+    return OpenRun(options, out_dir, index, submission, scope, jobs, missing, slots, seed,
+                   record, before is not None, sandbox, limits, ctx, cache, cache_state,
+                   placement)
+
+
+def close_run(run: OpenRun, header: dict, outcome: ScheduleOutcome, as_json: bool = False,
+              feedback: bool = False, quiet: bool = True) -> dict:
+    """The run's report from its finished jobs (written even when the run stopped early);
+    Interrupted or InfraError after writing it when the run did not complete."""
+    from kgb.report.terminal import print_report
+
+    options, out_dir, slots = run.options, run.out_dir, run.slots
+    rows = {job.task.id: job_entry(journal.read_plan(out_dir / "jobs" / job.task.id),
+                                   record) for job, record in outcome.results}
+    rows.update((t, missing_entry(t, run.index.entry(t).category, slots[0]))
+                for t in run.missing)
+    entries = [rows[t] for t in run.scope if t in rows]  # plan order; unfinished have none
     report = build_report(header, entries, complete=outcome.failure is None and
                           outcome.interrupted is None,
-                          cost=cost_for(submission.token_log, options.pricing,
+                          cost=cost_for(run.submission.token_log, options.pricing,
                                         header["manifest"], entries))
-    if placement is not None:
-        report["ray"] = placement.summary()
-    if options.pricing is not None and submission.token_log is None:
+    if run.placement is not None:
+        report["ray"] = run.placement.summary()
+    if options.pricing is not None and run.submission.token_log is None:
         report["warnings"] = report.get("warnings", []) + [
             f"--pricing {options.pricing} was given but the submission has no tokens.jsonl, so "
             "there is no cost section (the token log format: docs/submission.md)"]
@@ -290,7 +352,7 @@ def _run_verify(options: VerifyOptions, as_json: bool, feedback: bool, quiet: bo
     partial = f"partial report in {out_dir / 'report.json'}"
     if outcome.interrupted is not None:
         raise Interrupted(f"interrupted by {outcome.interrupted} after {len(outcome.results)} "
-                          f"of {len(jobs)} jobs; {partial}")
+                          f"of {len(run.jobs)} jobs; {partial}")
     if outcome.failure is not None:
         raise InfraError(f"{outcome.failure.message} ({partial})")
     if not quiet:
