@@ -5,6 +5,7 @@
 #   .whl/               libcst, PyYAML and radon (+ mando, colorama, six) wheels for the GPU
 #                       machine's Python 3.12 (matplotlib absent there: no report.html)
 #   .device/bwrap-deb/  bubblewrap unpacked from Debian's .deb (no install needed there)
+# With RAY=1, also .ray/ (Ray for scripts/gpu/ray_scale.sh; carry [".whl", ".ray"]).
 # With KERNELBENCH=<a KernelBench checkout or git dir>, also (scripts/gpu/kernelbench.sh and
 # scripts/gpu/bench_throughput.sh):
 #   .device/kernelbench/kernelbench/  KernelBench's evaluator package, from that checkout's HEAD
@@ -38,5 +39,18 @@ if [ -n "${DOCKER:-}" ]; then  # scripts/gpu/docker_gpu.sh: a Docker engine for 
   done
   XZ_OPT='-6 -T0' tar -cJf .device/dockerkit.tar.xz -C "$kit" dockerkit && rm -rf "$kit"
   ls -la .device/dockerkit.tar.xz
+fi
+if [ -n "${RAY:-}" ]; then  # scripts/gpu/ray_scale.sh: Ray for the GPU machine, in one call
+  # Ray 2.60.0's cp312 wheel (79 MB) is above a call's 64 MiB: installed here for cp312 into a
+  # folder, its Java jars and dashboard source maps dropped (unused by kgb), xz'd (~39 MB) into
+  # .ray/ with the few dependencies the machine's image lacks; carry [".whl", ".ray"].
+  site=$(mktemp -d)
+  pip install -q --no-deps --only-binary=:all: --python-version 3.12 --implementation cp \
+    --platform manylinux2014_x86_64 --platform manylinux_2_17_x86_64 --target "$site" \
+    ray==2.60.0 jsonschema referencing rpds-py jsonschema-specifications attrs
+  rm -rf "$site"/ray/jars "$site"/bin "$site"/ray/dashboard/client/build/static/js/*.map
+  mkdir -p .ray && rm -rf .ray/bwrap-deb && cp -r .device/bwrap-deb .ray/
+  XZ_OPT='-6 -T0' tar -cJf .ray/ray-site.tar.xz -C "$site" . && rm -rf "$site"
+  ls -la .ray/ray-site.tar.xz
 fi
 ls .whl .device/bwrap-deb/usr/bin/bwrap

@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# Issue 25 on the lent 4-GPU host: a batch of 64 one-kernel submissions (examples/honest's 16
+# kernels, four copies) verified through Ray on 1 GPU and on 4 GPUs (scaling efficiency), and
+# a run where one actor is killed mid-run (nothing lost, nothing counted twice).
+# On the dev machine first: RAY=1 scripts/gpu/prepare.sh; then carry [".whl", ".ray"].
+#   STEP=scale4   the batch on every GPU (--ray local: a one-node cluster of this machine)
+#   STEP=scale1   the same batch on GPU 0 alone (CUDA_VISIBLE_DEVICES=0); RESUME=1 continues
+#                 a run the call's limit stopped (kgb verify --resume), on the same machine
+#   STEP=kill     the batch on every GPU, one actor's process SIGKILLed after KILL_AFTER_S
+#   STEP=report   kernels per GPU-hour of each finished run and the efficiency
+# KGB_ARGS go to every kgb verify (default: --baselines none: the scaling of kgb's jobs, not
+# of PyTorch's baselines; timing stays on).
+set -uo pipefail
+source "$(dirname "$0")/env.sh"
+[ -f .ray/ray-site.tar.xz ] || { echo "no .ray: RAY=1 scripts/gpu/prepare.sh, carry .ray"; exit 2; }
+export KGB_BWRAP=$PWD/.ray/bwrap-deb/usr/bin/bwrap
+if [ ! -f /tmp/raysite/.done ]; then
+  mkdir -p /tmp/raysite && tar -xJf .ray/ray-site.tar.xz -C /tmp/raysite && touch /tmp/raysite/.done
+fi
+export PYTHONPATH=/tmp/raysite:$PYTHONPATH RAY_USAGE_STATS_ENABLED=0
+OUT=${OUT:-/tmp/kgb-gpu}; mkdir -p "$OUT"
+WORK=${WORK:-/tmp/ray-scale}; mkdir -p "$WORK"
+BATCH=$WORK/batch
+if [ ! -d "$BATCH" ]; then
+  $PY - "$BATCH" <<'EOF'
+import sys, tomllib, shutil
+from pathlib import Path
+out = Path(sys.argv[1])
+manifest = tomllib.loads(Path("examples/honest/manifest.toml").read_text())
+for copy in range(4):
+    for k in manifest["kernels"]:
+        sub = out / f"c{copy}-{k['task']}"
+        (sub / "kernels").mkdir(parents=True)
+        shutil.copy(Path("examples/honest") / k["file"], sub / k["file"])
+        (sub / "manifest.toml").write_text(
+            f'[submission]\nname = "c{copy}-{k["task"]}"\ngenerator = "kgb suite solutions"\n'
+            f'model = "none"\ncreated = "2026-11-27"\n\n[[kernels]]\ntask = "{k["task"]}"\n'
+            f'file = "{k["file"]}"\n')
+print(len(list(out.iterdir())), "submissions")
+EOF
+fi
+args=(verify "$BATCH" --device cuda --sandbox "${SANDBOX:-bwrap}" --ray local ${KGB_ARGS:---baselines none})
+run() {  # $1: run name; the rest: env for kgb
+  local name=$1; shift
+  local extra=(--out "$WORK/$name")
+  [ -n "${RESUME:-}" ] && extra+=(--resume)
+  local t0=$(date +%s.%N)
+  env "$@" timeout "${LIMIT_S:-540}" $PY -m kgb.cli "${args[@]}" "${extra[@]}" > "$OUT/$name.txt" 2>&1
+  local rc=$?
+  echo "rc=$rc wall_s=$($PY -c "print(round($(date +%s.%N) - $t0, 1))")" | tee -a "$WORK/$name.walls" >> "$OUT/$name.txt"
+  tail -5 "$OUT/$name.txt"
+}
+case "${STEP:-report}" in
+  scale4) run scale4 ;;
+  scale1) run scale1 CUDA_VISIBLE_DEVICES=0 ;;
+  kill)
+    ( sleep "${KILL_AFTER_S:-90}"
+      pid=$(pgrep -f "ray::SlotActor" | head -1)
+      echo "killing actor pid $pid at $(date +%T)" >> "$OUT/kill.txt"; kill -9 "$pid" ) &
+    run kill ;;
+esac
+$PY - "$WORK" <<'EOF' | tee "$OUT/ray_scale.txt"
+import json, sys
+from pathlib import Path
+work = Path(sys.argv[1])
+rates = {}
+for name, gpus in (("scale1", 1), ("scale4", 4), ("kill", 4)):
+    walls = work / f"{name}.walls"
+    summary = work / name / "summary.json"
+    if not walls.is_file() or not summary.is_file():
+        continue
+    wall = sum(float(line.split("wall_s=")[1]) for line in walls.read_text().split("\n") if "wall_s=" in line)
+    rows = json.loads(summary.read_text())["submissions"]
+    done = [r for r in rows if "error" not in r]
+    correct = sum(r.get("correct") or 0 for r in done)
+    retried = sum(len(json.loads((work / name / r["name"] / "report.json").read_text())
+                      .get("ray", {}).get("retried", {})) for r in done)
+    rate = len(done) / (wall * gpus) * 3600
+    rates[name] = rate
+    print(f"{name}: {len(done)} submissions, {correct} correct, {retried} retried, "
+          f"wall {wall:.0f} s on {gpus} GPU(s): {rate:.0f} kernels/GPU-hour")
+if "scale1" in rates and "scale4" in rates:
+    print(f"scaling efficiency 1 -> 4 GPUs: {rates['scale4'] / rates['scale1']:.2f}")
+EOF
