@@ -33,7 +33,7 @@ def _group_topk_kernel(g_ptr, w_ptr, id_ptr, T, E, GS, NG, TG, K, scaling, RENOR
         pick = tl.min(tl.where(gavail & (key == best[:, None]), gs[None, :], BLOCK_G), axis=1)
         gavail = gavail & (gs[None, :] != pick[:, None])
     chosen_g = (gs < NG)[None, :] & (gavail == 0) & tmask[:, None]
-    allowed = valid & False
+    allowed = valid & (es < 0)[None, :]  # all False, of valid's shape
     for g in range(0, NG):
         sel = tl.max(tl.where(chosen_g & (gs[None, :] == g), 1, 0), axis=1) > 0
         allowed = allowed | (valid & (group_of == g)[None, :] & sel[:, None])

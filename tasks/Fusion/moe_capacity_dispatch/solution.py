@@ -27,7 +27,7 @@ def _expert_dispatch_kernel(x_ptr, id_ptr, p_ptr, out_ptr, comb_ptr, slot_ptr, T
     e = tl.program_id(0)
     offs_t = tl.arange(0, BLOCK_T)
     offs_d = tl.arange(0, BLOCK_D)
-    count = 0
+    count = e * 0  # an int32 scalar tensor: loop-carried, so not a constexpr 0
     for t0 in range(0, T, BLOCK_T):
         toks = t0 + offs_t
         tmask = toks < T
