@@ -7,10 +7,12 @@ that keeps the interpreter's time short; the GPU proof runs the same corpus with
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from conftest import ROOT
-from kgb.suite.corpus import load, run_corpus
+from kgb.suite.corpus import Fixture, load, run_corpus
 
 pytestmark = pytest.mark.slow
 
@@ -24,9 +26,27 @@ def test_every_fixture_names_its_outcome_and_threats():
     assert sum(bool(f.threats) for f in CORPUS) >= 18
 
 
+def _solutions(fixtures: list[Fixture], folder: Path) -> list[Fixture]:
+    """The attacked tasks' own solutions as honest fixtures (`passed`, no threat), copied to
+    `folder` as TASK_ID.py: each on a copy of its task beside the cheats, in the same run —
+    run_corpus's `honest` ran them in a second `kgb verify` of their own."""
+    from kgb.tasks.loader import load_suite
+
+    suite = load_suite(ROOT / "tasks")
+    folder.mkdir()
+    solutions = []
+    for task in sorted({f.task for f in fixtures}):
+        path = folder / f"{task}.py"
+        path.write_text((suite[task].folder / "solution.py").read_text())
+        solutions.append(Fixture(path, task, ("passed",), ()))
+    return solutions
+
+
 def test_cheats_are_caught_by_layers_2_and_3_alone(tmp_path):
-    rows = run_corpus(CORPUS, tmp_path, device="cpu", sandbox="process", static=False, jobs=2)
+    solutions = _solutions(CORPUS, tmp_path / "solutions")
+    rows = run_corpus(CORPUS + solutions, tmp_path, device="cpu", sandbox="process",
+                      static=False, jobs=2, honest=False)
     wrong = [f"{r['kernel']}: {r['verdict']} {r['rule']} (expected {r['expect']}) "
              f"{r['message'][:200]}" for r in rows if not r["ok"]]
     assert not wrong, "\n".join(wrong)
-    assert sum(r["expect"] == "passed" for r in rows) >= 5  # the honest solutions ran too
+    assert len(rows) == len(CORPUS) + len(solutions) >= len(CORPUS) + 5  # solutions ran too
