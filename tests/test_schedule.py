@@ -3,6 +3,8 @@ the run without losing the finished ones; `--jobs` and `--devices` are checked."
 
 from __future__ import annotations
 
+import dataclasses
+
 import threading
 import time
 from pathlib import Path
@@ -231,21 +233,51 @@ def test_an_idle_slot_takes_another_slots_prepared_job_at_the_tail(monkeypatch):
     for that slot, abandoning the sandbox held for the other GPU and preparing it again."""
     abandoned = fake_jobs(monkeypatch, lambda job, ctx: record())
     planned = jobs(2)
-    board = schedule._Board([(0, planned[0]), (1, planned[1])], context(), ("cuda:0", "cuda:1"))
+    ctx = context()
+    pending = [(0, planned[0], ctx), (1, planned[1], ctx)]
+    board = schedule._Board(pending, ctx.cancel, ("cuda:0", "cuda:1"))
     assert board.take(0)[0] == 0
     assert board.prepare_next(0) is None  # slot 1 has no job yet: the next one is its
     board.fresh.clear()
     board.prepare_next(0).join()  # job 1, prepared for cuda:0
-    index, job, prepared = board.take(1)
-    assert index == 1 and prepared is None
+    index, job, job_ctx, prepared = board.take(1)
+    assert index == 1 and prepared is None and job_ctx is ctx
     assert [(j.task.id, j.device) for j in abandoned] == [(planned[1].task.id, "cuda:0")]
     assert board.take(0) is None and board.take(1) is None
-    board = schedule._Board([(0, planned[0]), (1, planned[1])], context(), ("cpu", "cpu"))
+    board = schedule._Board(pending, ctx.cancel, ("cpu", "cpu"))
     board.take(0)
     board.fresh.clear()
     board.prepare_next(0).join()
-    index, job, prepared = board.take(1)  # another CPU slot: the same device, kept as is
+    index, job, job_ctx, prepared = board.take(1)  # another CPU slot: the same device, kept
     assert index == 1 and prepared is not None and len(abandoned) == 1
+
+
+def test_a_batch_board_runs_each_job_with_its_own_runs_context(monkeypatch):
+    """run_works (a batch's members on one board): every job gets its member's context, all
+    members' jobs share the slots, results come back in the order given; contexts that do not
+    share one cancel event are refused (a stop must reach every member)."""
+    seen: list[tuple[str, str]] = []
+    lock = threading.Lock()
+
+    def play(job, ctx):
+        with lock:
+            seen.append((job.task.id, ctx.run_id))
+        return record()
+
+    fake_jobs(monkeypatch, play)
+    cancel = threading.Event()
+    a = dataclasses.replace(context(), run_id="a", cancel=cancel)
+    b = dataclasses.replace(context(), run_id="b", cancel=cancel)
+    planned = jobs(3)
+    works = [(planned[0], a), (planned[1], a), (planned[2], b)]
+    outcome = schedule.run_works(works, ("cpu", "cpu"), cancel, Progress(),
+                                 reuse=lambda work: None)
+    assert [job for job, _ in outcome.results] == planned
+    assert sorted(seen) == sorted([(planned[0].task.id, "a"), (planned[1].task.id, "a"),
+                                   (planned[2].task.id, "b")])
+    with pytest.raises(ValueError, match="cancel"):
+        schedule.run_works([(planned[0], a), (planned[1], context())], ("cpu",), cancel,
+                           Progress(), reuse=lambda work: None)
 
 
 def test_warm_slots_are_on_where_they_pay(monkeypatch):
