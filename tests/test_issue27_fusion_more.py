@@ -137,3 +137,17 @@ def test_fp8_mlp_with_per_row_scales_fails(suite):
     hq, sh = quant_rows(h)
     y = (((hq @ w2.double().T).float() * sh) * s2).to(x.dtype)
     assert probe.judge([y], (x, w13, s13, w2, s2), case.dtype) is not None
+
+
+def test_aux_loss_from_the_renormalized_weights_fails(suite):
+    """Switch/Mixtral's P_e is the mean of the full softmax, not of the top-k weights."""
+    probe = TaskProbe(suite["fusion.moe_router_aux_loss"])
+    case = _case(probe.task, "odd")
+    logits, k = probe.make(case)
+    weights, ids, aux = probe.expected((logits, k))
+    E = logits.shape[1]
+    kept = torch.zeros_like(logits, dtype=torch.float32).scatter_(1, ids.long(), weights)
+    counts = torch.nn.functional.one_hot(ids.long(), E).sum((0, 1)).float()
+    wrong = E * ((counts / logits.shape[0]) * kept.mean(0)).sum()
+    assert probe.judge([weights, ids, aux], (logits, k), case.dtype) is None
+    assert probe.judge([weights, ids, wrong], (logits, k), case.dtype) is not None
