@@ -35,9 +35,12 @@ sandboxes: venv
 test: venv
 	$(PY) -m pytest -q --durations=15
 
-# Every task's solution through the whole pipeline, every CPU shape (hours on 2 cores; CI runs
-# the tiny shapes in `make test`). On a GPU machine: kgb suite check --device cuda.
+# Every task's quality check (`make test` checks a fixed quarter of the suite, see
+# tests/test_suite_quality.py; KGB_QUALITY=all there checks all), then every task's solution
+# through the whole pipeline, every CPU shape (hours on 2 cores). On a GPU machine: kgb suite
+# check --device cuda.
 suite-check: venv
+	$(PY) -m kgb.suite.quality
 	$(VENV)/bin/kgb suite check --device cpu --jobs 2 --out $(OUT)/suite --force
 
 # ruff (style, bugs) and mypy (types) over kgb/, configured in pyproject.toml; CI runs it.
