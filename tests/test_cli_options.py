@@ -28,13 +28,11 @@ def test_bad_options_are_bad_input_in_one_line(args, needle, tmp_path):
     assert not (tmp_path / "out").exists()  # refused before anything ran
 
 
-@pytest.fixture(scope="module")
-def one_run(tmp_path_factory):
-    out = tmp_path_factory.mktemp("run") / "out"
-    done = run_kgb("verify", "examples/honest", "--device", "cpu", "--sandbox", "process",
-                   "--only", "math.addcmul", "--out", out, "--fail-under", "correct=0.9",
-                   "--feedback", "--pricing", ROOT / "examples" / "pricing.example.toml")
-    return out, done
+@pytest.fixture
+def one_run(addcmul_run):
+    """The session's gated math.addcmul run (conftest.addcmul_run), shared with
+    tests/test_judge_pool.py; nothing here writes into it."""
+    return addcmul_run
 
 
 @pytest.mark.slow

@@ -13,7 +13,7 @@ from types import SimpleNamespace
 import psutil
 import pytest
 
-from conftest import ROOT, run_kgb
+from conftest import ROOT
 from kgb import protocol as P
 from kgb.runner.journal import read_plan
 from kgb.runner.judge_pool import JudgePool
@@ -22,12 +22,11 @@ from kgb.tasks.loader import load_task
 pytestmark = pytest.mark.slow
 
 
-@pytest.fixture(scope="module")
-def finished_job(tmp_path_factory):
-    """A real job folder (candidate outputs included) to judge again."""
-    out = tmp_path_factory.mktemp("pool") / "out"
-    done = run_kgb("verify", ROOT / "examples" / "honest", "--device", "cpu", "--sandbox",
-                   "process", "--only", "math.addcmul", "--out", out)
+@pytest.fixture
+def finished_job(addcmul_run):
+    """A real job folder (candidate outputs included) to judge again: the session's math.addcmul
+    run (conftest.addcmul_run, shared with tests/test_cli_options.py); tests judge copies."""
+    out, done = addcmul_run
     assert done.returncode == 0, done.stderr
     return out / "jobs" / "math.addcmul"
 
