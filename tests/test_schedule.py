@@ -292,3 +292,17 @@ def test_warm_slots_are_on_where_they_pay(monkeypatch):
     assert warm_pays("cpu", ("cpu",)) and not warm_pays("cpu", ("cpu", "cpu"))
     monkeypatch.setattr(os, "cpu_count", lambda: 16)
     assert warm_pays("cpu", ("cpu",) * 8) and not warm_pays("cpu", ("cpu",) * 9)
+
+
+def test_a_gpu_jobs_cpu_share_is_the_hosts_cores_over_its_slots():
+    """The autotune pre-compile runs on the job's CPU share: on GPU runs the default grows to
+    cores / slots (16 cores, 1 GPU: 16; 4 GPUs: 4), never below the default; an explicit
+    --limit cpus and interpreter runs keep theirs."""
+    from kgb.runner.verify import fit_cpus_to_gpu_slots
+
+    base = Limits()
+    assert fit_cpus_to_gpu_slots(base, ("cuda:0",), (), 16).cpus == 16
+    assert fit_cpus_to_gpu_slots(base, ("cuda:0",) * 4, (), 16).cpus == 4
+    assert fit_cpus_to_gpu_slots(base, ("cuda:0",) * 4, (), 4).cpus == base.cpus
+    assert fit_cpus_to_gpu_slots(base, ("cuda:0",), ("cpus=3",), 16) == base
+    assert fit_cpus_to_gpu_slots(base, ("cpu", "cpu"), (), 16) == base

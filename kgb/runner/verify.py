@@ -153,6 +153,18 @@ def fit_output_to_ram(limits: Limits, sandbox: Sandbox, jobs: int,
     return replace(limits, output_bytes=cap) if limits.output_bytes > cap else limits
 
 
+def fit_cpus_to_gpu_slots(limits: Limits, slots: tuple[str, ...], overrides: tuple[str, ...],
+                          cpu_count: int | None) -> Limits:
+    """On GPU runs the default CPU share of a job grows to the host's cores over its slots:
+    an autotuned kernel's configs compile on that many threads (kgb/worker/precompile.py;
+    ptxas is CPU-bound), and a 16-core host with one GPU left 14 cores idle at the default 2.
+    An explicit `--limit cpus=` is the user's to choose; interpreter runs keep the default
+    (their jobs already fill the cores)."""
+    if slots[0] == "cpu" or "cpus" in map(field_name, overrides) or not cpu_count:
+        return limits
+    return replace(limits, cpus=max(limits.cpus, float(cpu_count // len(slots))))
+
+
 def _check_graph_option(options: VerifyOptions, device: str) -> None:
     if options.cuda_graph and (device == "cpu" or not options.timing):
         raise BadInput("--cuda-graph times GPU runs: use it with --device cuda and timing on")
@@ -297,6 +309,7 @@ def open_run(options: VerifyOptions, stack: contextlib.ExitStack, placement,
     if sandbox is None:
         sandbox = stack.enter_context(create_sandbox(options.sandbox))
     limits = fit_output_to_ram(limits, sandbox, len(slots), options.limits)
+    limits = fit_cpus_to_gpu_slots(limits, slots, options.limits, os.cpu_count())
     identity = placement.identity if placement else device_identity(slots)
     record = journal.RunRecord(seed, identity, sandbox.name + _mode_suffix(options),
                                journal.plan_digest(jobs, identity, sandbox.name, limits,
