@@ -259,6 +259,33 @@ def test_local_and_ray_give_the_same_verdicts(cluster, tmp_path, broken_run):
         [j.get("placement") for j in ray_report["jobs"]]
 
 
+@pytest.mark.slow
+@needs_ray
+def test_a_batch_runs_every_members_jobs_on_one_set_of_actors(cluster, tmp_path):
+    """`kgb verify A B --ray`: both members' jobs go to the same actors from one board (the
+    actors hold every member's files, each job runs against its own member's submission), and
+    each member's report has its own placements and retries."""
+    from conftest import write_submission
+
+    honest = (ROOT / "tasks/Math/addcmul/solution.py").read_text()
+    wrong = honest.replace("out = x + 0.5 * t1 * t2", "out = x + 0.25 * t1 * t2")
+    assert wrong != honest
+    write_submission(tmp_path / "subs" / "a", {"math.addcmul": honest}, name="a")
+    write_submission(tmp_path / "subs" / "b", {"math.addcmul": wrong}, name="b")
+    proc = _verify(cluster, tmp_path / "out", str(tmp_path / "subs" / "a"),
+                   str(tmp_path / "subs" / "b"), "--only", "math.addcmul")
+    _, err = proc.communicate(timeout=1200)
+    assert proc.returncode == 0, err[-2000:]
+    nodes = {_node_id(pid) for pid in cluster.raylets.values()}
+    verdicts = {}
+    for member in ("a", "b"):
+        report = json.loads((tmp_path / "out" / member / "report.json").read_text())
+        (job,) = [j for j in report["jobs"] if j["task"] == "math.addcmul"]
+        verdicts[member] = job["verdict"]
+        assert job["placement"]["node"] in nodes and report["ray"]["retried"] == {}
+    assert verdicts == {"a": "passed", "b": "incorrect"}  # each ran its own member's kernel
+
+
 def _leftovers() -> list[str]:
     found = []
     for proc in psutil.process_iter(["cmdline"]):

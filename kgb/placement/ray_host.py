@@ -93,7 +93,8 @@ class RayPlacement:
         self._cond = threading.Condition()
         self.depth = 1  # jobs in flight per actor: 2 on warm runs (open)
         self._live: set[str] = set()
-        self.retried: dict[str, tuple[P.Retry, ...]] = {}
+        self.retried: dict[tuple[str, str], tuple[P.Retry, ...]] = {}  # (run id, task)
+        self._primary = ""  # the run id of the context open() was given; others are members
 
     def _connect(self, address: str) -> None:
         """Join the cluster (`local`: start one here), or use the connection of a caller
@@ -112,20 +113,28 @@ class RayPlacement:
                            f"one with `ray start --head`, or pass --ray local") from None
 
     # ---------------------------------------------------------------- start and stop
-    def open(self, ctx, jobs: Iterable, actor_class: type = SlotActor) -> None:
+    def open(self, ctx, jobs: Iterable, actor_class: type = SlotActor,
+             more: Iterable[tuple[Any, Iterable]] = ()) -> None:
         """Ship the run's files once and start the actors; returns when they hold a slot.
-        `actor_class`: SlotActor, or a stand-in with its methods (scripts/bench_ray_driver.py's
-        jobs that sleep)."""
+        `more`: a batch's other members, (context, jobs) each, whose jobs the same actors run
+        (kgb.runner.batch: every member on one board). `actor_class`: SlotActor, or a
+        stand-in with its methods (scripts/bench_ray_driver.py's jobs that sleep)."""
         ray = self.ray
         self.retried = {}
+        self._primary = ctx.run_id
+        more = [(member, list(member_jobs)) for member, member_jobs in more]
         self.depth = 2 if ctx.warm and getattr(actor_class, "prepares_ahead", False) else 1
         spec = SlotSpec(ctx.run_id, self.kind, ctx.sandbox.name, ctx.limits,
                         str(ctx.submission_root), static=ctx.static, timing=ctx.timing,
                         baselines=ctx.baselines, cuda_graph=ctx.cuda_graph,
-                        warm=self.depth > 1)
-        tasks = {job.task.id: pack(job.task.folder, BUNDLE_CAP)[0] for job in jobs
+                        warm=self.depth > 1,
+                        more=tuple((m.run_id, str(m.submission_root)) for m, _ in more))
+        every = [job for _, member_jobs in [(ctx, jobs), *more] for job in member_jobs]
+        tasks = {job.task.id: pack(job.task.folder, BUNDLE_CAP)[0] for job in every
                  if job.kernel is not None}
-        bundle = ray.put(Bundle(tasks, pack(ctx.submission_root, BUNDLE_CAP)[0]))
+        bundle = ray.put(Bundle(tasks, pack(ctx.submission_root, BUNDLE_CAP)[0],
+                                {m.run_id: pack(m.submission_root, BUNDLE_CAP)[0]
+                                 for m, _ in more}))
         remote = ray.remote(actor_class)
         need = ({"num_gpus": 1.0 / self.jobs_per_gpu, "num_cpus": 1} if self.kind == "cuda"
                 else {"num_cpus": 1})
@@ -201,7 +210,8 @@ class RayPlacement:
         for _attempt in range(1 + MAX_RETRIES):
             actor = self._take(ctx.cancel, job.task.id)
             try:
-                ref = actor.handle.run.remote(job)
+                ref = actor.handle.run.remote(job) if ctx.run_id == self._primary else \
+                    actor.handle.run.remote(job, ctx.run_id)
                 answer = self._wait(ref, actor, ctx.cancel, job.task.id)
             except _Lost as lost:
                 self._drop(actor)
@@ -210,7 +220,7 @@ class RayPlacement:
             finally:
                 self._give_back(actor)
             return self._finish(job, ctx, answer, tuple(retries), started)
-        self.retried[job.task.id] = tuple(retries)
+        self.retried[(ctx.run_id, job.task.id)] = tuple(retries)
         raise InfraError(f"job {job.task.id} was lost {len(retries)} times on Ray (" +
                          "; ".join(r.reason for r in retries) + ")")
 
@@ -287,7 +297,7 @@ class RayPlacement:
         placement = P.Placement(answer.node, answer.node_ip, answer.slot, answer.actor, retries)
         write_json_atomic(job_dir / P.PLACEMENT_FILE, P.to_json(placement), indent=1)
         if retries:
-            self.retried[job.task.id] = retries
+            self.retried[(ctx.run_id, job.task.id)] = retries
         graded = time.monotonic()
         record = grade(job_dir, ctx.out_dir)  # placement.json included
         now = time.monotonic()
@@ -300,11 +310,13 @@ class RayPlacement:
         write_finished(job_dir, record)  # last: its presence marks the job finished
         return record
 
-    def summary(self) -> dict[str, Any]:
-        """report.json's `ray` section: where the run ran, and the jobs run more than once."""
+    def summary(self, run_id: str | None = None) -> dict[str, Any]:
+        """report.json's `ray` section: where the run ran, and the jobs (of the run `run_id`,
+        a batch member's; None: every run) run more than once."""
         return {"address": self.address, "slots": len(self.slots),
                 "retried": {task: [P.to_json(r) for r in retries]
-                            for task, retries in sorted(self.retried.items())}}
+                            for (run, task), retries in sorted(self.retried.items())
+                            if run_id is None or run == run_id}}
 
 
 class _Lost(Exception):

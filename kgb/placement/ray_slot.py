@@ -17,7 +17,7 @@ import os
 import shutil
 import tempfile
 import threading
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from kgb import protocol as P
@@ -41,6 +41,9 @@ class SlotSpec:
     sandbox: str  # the backend the host resolved: the same sandbox as a local run
     limits: Limits
     host_submission: str  # the submission's root on the host, to place kernel paths
+    # A batch's other members on this board: (member key, its submission's root on the host);
+    # the key is the member run's id, which the host names with each of its jobs
+    more: tuple[tuple[str, str], ...] = ()
     static: bool = True
     timing: bool = True
     baselines: str = "all"
@@ -55,6 +58,7 @@ class Bundle:
 
     tasks: dict[str, Files]
     submission: Files
+    more: dict[str, Files] = field(default_factory=dict)  # other members' submissions, by key
 
 
 @dataclass(frozen=True)
@@ -93,7 +97,19 @@ class SlotActor:
         for task_id, files in bundle.tasks.items():
             unpack(files, self.root / "tasks" / task_id)
         unpack(bundle.submission, self.root / "submission")
+        for key, files in bundle.more.items():
+            unpack(files, self.root / "submissions" / _safe_key(key))
         self.ctx = self._context()
+        # a batch member's context: its own submission and run folder, this slot's sandbox
+        # backend, judges and cancel event
+        self.members = {key: replace(self.ctx, run_id=key, out_dir=self._run_folder(key),
+                                     submission_root=self.root / "submissions" / _safe_key(key))
+                        for key, _ in spec.more}
+
+    def _run_folder(self, key: str | None) -> Path:
+        run = self.root / ("run" if key is None else f"run-{_safe_key(key)}")
+        run.mkdir()
+        return run
 
     def _context(self):
         from kgb.runner.execute import JobContext
@@ -101,8 +117,7 @@ class SlotActor:
         from kgb.runner.verify import device_peaks
         from kgb.sandbox.base import create_sandbox
 
-        run = self.root / "run"
-        run.mkdir()
+        run = self._run_folder(None)
         sandbox = self.stack.enter_context(create_sandbox(self.spec.sandbox))
         judges = self.stack.enter_context(JudgePool(run / "refcache", run / "judges.log"))
         spec = self.spec
@@ -115,15 +130,17 @@ class SlotActor:
         """(node id, node IP, slot, device name): the actor is up and holds its device."""
         return self.node, self.node_ip, self.slot, _device_name(self.slot)
 
-    def run(self, job) -> Answer:
+    def run(self, job, member: str | None = None) -> Answer:
+        """Run one job of the run (`member` None) or of a batch member's, by its key."""
         from kgb.runner.execute import JobCancelled, abandon_job, finish_job, prepare_job
 
         if self.cancel.is_set():
             raise JobCancelled(job.task.id)
-        local = self._localize(job)
+        ctx = self.ctx if member is None else self.members[member]
+        local = self._localize(job) if member is None else self._localize(job, member)
         prepared = None
         if self.spec.warm and self.lock.locked():  # the slot is busy: prepare while it runs
-            prepared = prepare_job(local, self.ctx)
+            prepared = prepare_job(local, ctx)
             prepared.ahead = True
         with self.lock:
             if self.cancel.is_set():
@@ -131,9 +148,8 @@ class SlotActor:
                     abandon_job(prepared)
                 raise JobCancelled(job.task.id)
             # its verdict stays here: the host grades the files
-            finish_job(prepared if prepared is not None else prepare_job(local, self.ctx),
-                       self.ctx)
-            job_dir = self.ctx.out_dir / "jobs" / job.task.id
+            finish_job(prepared if prepared is not None else prepare_job(local, ctx), ctx)
+            job_dir = ctx.out_dir / "jobs" / job.task.id
             try:
                 files, _ = pack(job_dir, RETURN_CAP, keep=lambda rel: rel != P.VERDICT_FILE
                                 and not rel.endswith(".safetensors"))
@@ -145,13 +161,16 @@ class SlotActor:
                 shutil.rmtree(job_dir, ignore_errors=True)
             return Answer(files, left, self.node, self.node_ip, self.slot, self.name)
 
-    def _localize(self, job):
+    def _localize(self, job, member: str | None = None):
         """The host's job with this node's paths and this actor's device."""
         task = replace(job.task, folder=self.root / "tasks" / job.task.id)
         kernel = job.kernel
         if kernel is not None:
-            rel = kernel.path.relative_to(self.spec.host_submission)
-            kernel = replace(kernel, path=self.root / "submission" / rel)
+            host_root, root = self.spec.host_submission, self.root / "submission"
+            if member is not None:
+                host_root = dict(self.spec.more)[member]
+                root = self.root / "submissions" / _safe_key(member)
+            kernel = replace(kernel, path=root / kernel.path.relative_to(host_root))
         return replace(job, task=task, kernel=kernel, device=self.slot)
 
     def stop(self) -> None:
@@ -167,6 +186,14 @@ class SlotActor:
 
 
 FOLDER_PREFIX = "kgb-ray-"  # + run id, the actor's pid, a random tail
+
+
+def _safe_key(key: str) -> str:
+    """A member key as a folder name (keys are the host's hex run ids; anything else is
+    refused rather than placed)."""
+    if not key or not all(c.isalnum() or c in "-_" for c in key):
+        raise ValueError(f"member key {key!r} is not a plain name")
+    return key
 
 
 def sweep_dead_folders() -> list[Path]:

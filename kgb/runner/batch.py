@@ -74,18 +74,15 @@ def run_batch(paths: tuple[Path, ...], base, quiet: bool = False) -> dict[str, A
     """Verify every member with `base`'s options (a VerifyOptions); the summary, also written
     to OUT/summary.json. Bad input of one member is its row; kgb's own failure or an interrupt
     ends the batch after every member's report (partial where its jobs did not all finish) and
-    the summary are written. Local slots take the jobs of every member from one board (longest
-    first); on Ray each member's jobs go to the cluster in turn."""
+    the summary are written. The slots (local, or a Ray cluster's actors) take the jobs of
+    every member from one board, longest first."""
     batch = members(paths)
     out_dir = base.out_dir.resolve()
     seed = _batch_seed(out_dir, base, batch)
     shared = out_dir / "refcache" if _isolating(base.sandbox) else None
     rows: list[dict[str, Any]] = []
     try:
-        if base.ray is not None:
-            _members_in_turn(batch, base, out_dir, seed, shared, rows, quiet)
-        else:
-            _members_on_one_board(batch, base, out_dir, seed, shared, rows, quiet)
+        _members_on_one_board(batch, base, out_dir, seed, shared, rows, quiet)
     finally:
         summary = {"seed": seed, "submissions": rows, "complete": len(rows) == len(batch)
                    and all(row.get("complete", True) for row in rows)}
@@ -99,31 +96,13 @@ def _member_options(base, member: Member, out_dir: Path, seed: int, shared: Path
                    resume=base.resume and (folder / "run.json").is_file())
 
 
-def _members_in_turn(batch: list[Member], base, out_dir: Path, seed: int,
-                     shared: Path | None, rows: list[dict[str, Any]], quiet: bool) -> None:
-    """Ray: one connection for the batch, the actors started per member (they hold its files)."""
-    from kgb.placement.ray_host import RayPlacement
-    from kgb.runner.verify import run_verify
-
-    with RayPlacement(base.ray, base.device, base.jobs, base.timing) as placement:
-        for member in batch:
-            options = _member_options(base, member, out_dir, seed, shared)
-            try:
-                report = run_verify(options, quiet=True, placement=placement)
-            except BadInput as exc:
-                rows.append({"name": member.name, "path": str(member.path), "error": str(exc)})
-            else:
-                rows.append(_row(member, report))
-            if not quiet:
-                _print_row(rows[-1])
-
-
 def _members_on_one_board(batch: list[Member], base, out_dir: Path, seed: int,
                           shared: Path | None, rows: list[dict[str, Any]], quiet: bool) -> None:
     """Every member planned first, then all their jobs on one board (kgb.runner.schedule.
     run_works): a batch of one-kernel submissions keeps every GPU busy. Members share the
     sandbox backend, the cancel event and — where the backend hides the run folder — the
-    judges and their reference cache."""
+    judges and their reference cache; on Ray, one set of actors holding every member's
+    files."""
     from kgb.report.terminal import JobProgress
     from kgb.runner.judge_pool import JudgePool
     from kgb.runner.schedule import ScheduleOutcome, run_works
@@ -132,6 +111,12 @@ def _members_on_one_board(batch: list[Member], base, out_dir: Path, seed: int,
 
     cancel = threading.Event()
     with contextlib.ExitStack() as stack:
+        placement = None
+        if base.ray is not None:
+            from kgb.placement.ray_host import RayPlacement
+
+            placement = stack.enter_context(RayPlacement(base.ray, base.device, base.jobs,
+                                                         base.timing))
         sandbox = stack.enter_context(create_sandbox(base.sandbox))
         judges = stack.enter_context(JudgePool(shared, out_dir / "judges.log")) \
             if shared is not None else None
@@ -140,16 +125,23 @@ def _members_on_one_board(batch: list[Member], base, out_dir: Path, seed: int,
         for member in batch:
             options = _member_options(base, member, out_dir, seed, shared)
             try:
-                opened.append((member, open_run(options, stack, None, judges, cancel, sandbox)))
+                opened.append((member, open_run(options, stack, placement, judges, cancel,
+                                                sandbox)))
             except BadInput as exc:
                 refused[member.name] = {"name": member.name, "path": str(member.path),
                                         "error": str(exc)}
         stack.enter_context(_stop_signals_interrupt())
         works = [(job, run.ctx) for _, run in opened for job in run.jobs]
+        if placement is not None and opened:  # the actors start, every member's files shipped
+            stack.callback(placement.release)
+            first = opened[0][1]
+            placement.open(first.ctx, first.jobs,
+                           more=[(run.ctx, run.jobs) for _, run in opened[1:]])
         slots = opened[0][1].slots if opened else ()
         progress = stack.enter_context(JobProgress(len(works), quiet=True))
         outcome = run_works(works, slots, cancel, progress,
-                            reuse=lambda work: _owner(opened, work).reuse(work[0])) \
+                            reuse=lambda work: _owner(opened, work).reuse(work[0]),
+                            placement=placement) \
             if works else ScheduleOutcome(())
         headers = [run.header() for _, run in opened]
     stop: Exception | None = None

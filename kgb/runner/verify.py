@@ -355,7 +355,7 @@ def close_run(run: OpenRun, header: dict, outcome: ScheduleOutcome, as_json: boo
                           cost=cost_for(run.submission.token_log, options.pricing,
                                         header["manifest"], entries))
     if run.placement is not None:
-        report["ray"] = run.placement.summary()
+        report["ray"] = run.placement.summary(run.ctx.run_id)
     if options.pricing is not None and run.submission.token_log is None:
         report["warnings"] = report.get("warnings", []) + [
             f"--pricing {options.pricing} was given but the submission has no tokens.jsonl, so "
