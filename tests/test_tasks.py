@@ -48,6 +48,30 @@ def test_task_is_well_formed(suite, task_id):
         assert evaluate(task.flops, values) >= 0 and evaluate(task.bytes, values) > 0
 
 
+# Shape categories a task's problem cannot have (issue 27's bar: all 8 categories otherwise)
+IMPOSSIBLE_TAGS = {"linear_algebra.symv": {"rectangular"}}  # its matrix is symmetric: n x n
+
+
+def test_every_task_has_the_eight_shape_categories_and_cpu_regimes(suite):
+    """Issue 13/27's bar, for the whole suite (each tranche's tests checked only its own):
+    every shape category, tiny and non-power-of-two CPU shapes, costs for every shape."""
+    from test_backward_tasks import SHAPE_TAGS
+
+    short = {}
+    for task_id, task in suite.items():
+        missing = set(SHAPE_TAGS) - {tag for s in task.shapes for tag in s.tags}
+        cpu = task.shapes_for("cpu")
+        if not (any("tiny" in s.tags for s in cpu) and any("non-pow2" in s.tags for s in cpu)):
+            missing.add("tiny and non-pow2 CPU shapes")
+        missing -= IMPOSSIBLE_TAGS.get(task_id, set())
+        if missing:
+            short[task_id] = sorted(missing)
+        for shape in task.shapes:
+            values = dict(shape.dims, itemsize=2)
+            assert evaluate(task.flops, values) >= 0 and evaluate(task.bytes, values) > 0
+    assert not short, short
+
+
 def test_invalid_task_toml_is_a_clear_error(tmp_path):
     folder = tmp_path / "t"
     folder.mkdir()
