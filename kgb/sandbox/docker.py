@@ -78,6 +78,11 @@ class DockerSandbox(Sandbox):
         self._docker: Any = None
         self._image: tuple[str, str, str] | None = None  # (reference, id, python)
         self._gpu_runtime: bool | None = None  # the engine has NVIDIA's container runtime
+        # Containers started and not yet torn down: close() removes what a job thread did not
+        # get to (a stopped run exits without waiting for its jobs' teardown; seen: SIGTERM
+        # left a hanging job's container running once the judges' exit stopped delaying it).
+        self._live: set[Any] = set()
+        self._live_lock = threading.Lock()
 
     @classmethod
     def unavailable_reason(cls) -> str | None:
@@ -138,9 +143,18 @@ class DockerSandbox(Sandbox):
         return info
 
     def close(self) -> None:
+        with self._live_lock:
+            left, self._live = list(self._live), set()
+        for container in left:
+            _teardown(container)
         if self._docker is not None:
             self._docker.close()
             self._docker = None
+
+    def _remove(self, container) -> None:
+        _teardown(container)
+        with self._live_lock:
+            self._live.discard(container)
 
     # ------------------------------------------------------------------------------ run
 
@@ -168,6 +182,8 @@ class DockerSandbox(Sandbox):
         except docker.errors.DockerException as exc:
             raise SandboxUnavailable(f"docker could not create the job's container: {exc}") \
                 from exc
+        with self._live_lock:
+            self._live.add(container)
         try:
             try:
                 container.start()
@@ -185,7 +201,7 @@ class DockerSandbox(Sandbox):
             except docker.errors.DockerException as exc:
                 raise SandboxUnavailable(f"docker failed while running the job: {exc}") from exc
         except BaseException:
-            _teardown(container)
+            self._remove(container)
             raise
         return _DockerStart(self, client, container, worker, request, limits, config, notes)
 
@@ -210,7 +226,7 @@ class DockerSandbox(Sandbox):
                 self._exec(client, container, ["/bin/sh", "-c", "kill -9 -1; exit 0"])
             notes += self._collect(client, container, request, limits)
         finally:
-            _teardown(container)
+            self._remove(container)
         stopped = _supervisor.stopped_while_held(report)
         if stopped is None and ended_held and not host_timeout:
             stopped = f"the sandbox ended (exit code {code}) while it waited"
@@ -413,7 +429,7 @@ class _DockerStart:
 
     def abandon(self) -> None:
         self.worker.close()
-        _teardown(self.container)
+        self.sandbox._remove(self.container)
 
 
 def unpack(fileobj, dest: Path, budget: int, keep: str | None = None) -> list[str]:
