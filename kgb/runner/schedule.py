@@ -141,21 +141,27 @@ def run_works(works: list[Work], slots: tuple[str, ...], cancel: threading.Event
             cancel.set()
         finally:
             board.release()
+            ended[number].set()
 
     interrupted: str | None = None
+    # Each slot says when it has ended (its sandbox torn down): Thread.join interrupted by the
+    # signal's KeyboardInterrupt can return at once afterwards while the thread still runs
+    # (CPython's join on an interrupted lock), and a daemon thread dies with kgb — a SIGTERM
+    # left a running job's container behind (session 27).
+    ended = [threading.Event() for _ in slots]
     threads = [threading.Thread(target=serve, args=(n,), name=f"kgb-job-{n}", daemon=True)
                for n in range(len(slots))]
     for thread in threads:
         thread.start()
     try:
-        for thread in threads:
-            while thread.is_alive():
-                thread.join(0.2)
+        for event in ended:
+            while not event.wait(0.2):
+                pass
     except KeyboardInterrupt as exc:  # raised in the main thread by the signal handler
         interrupted = str(exc) or "SIGINT"
         cancel.set()
-        for thread in threads:
-            thread.join()
+        for event in ended:
+            event.wait()
     finally:
         board.abandon_all()
     return ScheduleOutcome(tuple(done[i] for i in sorted(done)),
