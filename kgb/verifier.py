@@ -11,7 +11,12 @@ keep each slot's next child started and prepare the next waiting request ahead
 (kgb.serve.warm); off, each request starts from nothing (kgb.serve.executor). A verification
 kgb could not finish (its own failure, a passed deadline) is a result with
 `status == "infra_error"` — drop that sample, never score it 0. A task id the suite does not
-have raises BadInput at once. The same object serves `kgb serve` through `submit` (threads)."""
+have raises BadInput at once. The same object serves `kgb serve` through `submit` (threads).
+
+`ray="auto"|"local"|ADDRESS`: the slots are long-lived Ray actors instead, one per GPU of the
+cluster (per CPU, or `slots`, on CPU runs), running the same sandboxed jobs on their nodes while
+this process grades (kgb.placement.ray_pool); a request whose actor or node was lost runs again
+on another (`result.entry["placement"]["retries"]` says so)."""
 
 from __future__ import annotations
 
@@ -24,11 +29,15 @@ import threading
 from collections.abc import Iterable
 from pathlib import Path
 from types import TracebackType
+from typing import TYPE_CHECKING
 
 from kgb.api import DEFAULT_TASKS, JobResult
 from kgb.errors import BadInput
 from kgb.serve.executor import ExecOptions, Executor, LocalExecutor, VerifyRequest
 from kgb.serve.warm import WarmSlots
+
+if TYPE_CHECKING:
+    from kgb.placement.ray_pool import RayPool
 
 WARM_MODES = ("auto", "on", "off")
 
@@ -51,14 +60,19 @@ class Verifier:
     def __init__(self, slots: int | None = None, *, tasks: str | Path = DEFAULT_TASKS,
                  device: str = "auto", sandbox: str = "auto", timeout_s: float | None = None,
                  deadline_s: float | None = None, warm: str = "auto", static: bool = True,
-                 executor: Executor | None = None) -> None:
+                 executor: Executor | None = None, ray: str | None = None) -> None:
         """`static=False` is `kgb verify --static off` (research, and tests of the sandbox);
-        `executor` replaces the child processes (tests), without warm slots."""
+        `executor` replaces the child processes (tests), without warm slots. `ray`: "auto"
+        (the running cluster), "local" (one started here) or a cluster's address — the slots
+        are Ray actors (kgb.placement.ray_pool), one per GPU of the cluster (per CPU on CPU
+        runs, or `slots` of them); warm slots are off there (the actors are the warm part)."""
         if warm not in WARM_MODES:
             raise BadInput(f"warm={warm!r}: give one of {', '.join(WARM_MODES)}")
         self._requested = (slots, Path(tasks), device, sandbox, timeout_s, deadline_s)
         self._warm_mode, self._static = warm, static
         self._executor = executor
+        self._ray = ray
+        self._pool_ray: RayPool | None = None
         self._warm: WarmSlots | None = None
         self.warm = False
         self._pool: concurrent.futures.ThreadPoolExecutor | None = None
@@ -73,6 +87,8 @@ class Verifier:
         from kgb.tasks.index import index_suite
 
         slots, tasks, device, sandbox, timeout_s, deadline_s = self._requested
+        if self._ray is not None and self._executor is None:
+            return self._open_ray()
         resolved = resolve_device(device)
         if slots is not None and slots < 1:
             raise BadInput(f"slots={slots}: give 1 or more")
@@ -99,6 +115,33 @@ class Verifier:
                                                                thread_name_prefix="kgb-verify")
         return self
 
+    def _open_ray(self) -> Verifier:
+        from kgb.placement.ray_pool import RayExecutor, RayPool
+        from kgb.tasks.index import index_suite
+
+        slots, tasks, device, sandbox, timeout_s, deadline_s = self._requested
+        if slots is not None and slots < 1:
+            raise BadInput(f"slots={slots}: give 1 or more")
+        self.index = index_suite(tasks)
+        assert self._ray is not None
+        pool = RayPool(self._ray, device, slots)
+        try:
+            pool.start_pool(sandbox, self._static)
+        except BaseException:
+            pool.close()
+            raise
+        self._pool_ray = pool
+        self.slots = len(pool.slots)
+        self._workdir = Path(tempfile.mkdtemp(prefix="kgb-verifier-"))
+        options = ExecOptions(tasks=tasks, device=pool.kind, sandbox=sandbox,
+                              timeout_s=timeout_s,
+                              deadline_s=deadline_s or default_deadline(timeout_s, pool.kind),
+                              static=self._static)
+        self._executor = RayExecutor(pool, options, self._workdir)
+        self._pool = concurrent.futures.ThreadPoolExecutor(self.slots,
+                                                           thread_name_prefix="kgb-verify")
+        return self
+
     def close(self) -> None:
         with self._lock:
             for cancel in self._cancels:  # running children end now, queued ones never start
@@ -109,6 +152,10 @@ class Verifier:
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
+        if self._pool_ray is not None:  # its actors closed and killed, after their requests
+            self._pool_ray.close()
+            self._pool_ray = None
+            self._executor = None
         if self._workdir is not None:
             shutil.rmtree(self._workdir, ignore_errors=True)
             self._workdir = None

@@ -357,3 +357,61 @@ def test_a_node_lost_mid_run_loses_nothing_and_counts_nothing_twice(cluster, tmp
     while _leftovers() and time.monotonic() < deadline:
         time.sleep(0.5)
     assert _leftovers() == []
+
+
+VERIFIER_SCRIPT = """
+import asyncio, json, sys
+import kgb
+suite, address, pairs = sys.argv[1], sys.argv[2], json.loads(sys.stdin.read())
+async def main():
+    async with kgb.Verifier(tasks=suite, device="cpu", sandbox="process", ray=address) as v:
+        return v.slots, await asyncio.gather(*(v.verify(t, s) for t, s in pairs))
+slots, results = asyncio.run(main())
+print(json.dumps({"slots": slots, "results": [
+    {**r.as_json(), "placement": r.entry.get("placement"), "type": type(r).__name__}
+    for r in results]}))
+"""
+
+
+@pytest.mark.slow
+@needs_ray
+def test_the_verifier_on_ray_gives_the_local_verdicts_on_both_nodes(cluster, tmp_path):
+    """kgb.Verifier(ray=ADDRESS): its slots are the cluster's actors (one per CPU: 3), five
+    concurrent verify() calls — correct, wrong (two tasks each) and a PyTorch fallback — get
+    the verdicts the local Verifier and `kgb serve` give them (tests/test_serve.py's eight
+    requests), as JobResults placed on both nodes; closing leaves no actor or node folder."""
+    from conftest import trimmed_suite
+
+    suite = trimmed_suite(tmp_path / "suite", ["activation.relu", "math.addcmul"], shapes=1)
+    relu = (ROOT / "tasks/Activation/relu/solution.py").read_text()
+    addcmul = (ROOT / "tasks/Math/addcmul/solution.py").read_text()
+    cases = [("activation.relu", relu, "passed", None),
+             ("activation.relu", relu.replace("tl.where(x > 0.0, x, 0.0)",
+                                              "tl.where(x > 0.0, x, 0.1 * x)"), "incorrect", None),
+             ("math.addcmul", addcmul, "passed", None),
+             ("math.addcmul", addcmul.replace("0.5 * t1 * t2", "0.25 * t1 * t2"), "incorrect",
+              None),
+             ("math.addcmul", addcmul.replace("    return out",
+                                              "    return torch.addcmul(x, t1, t2, value=0.5)"),
+              "rejected", "S110")]
+    assert len({source for _, source, _, _ in cases}) == len(cases)
+    before = _node_folders()
+    proc = subprocess.run([sys.executable, "-c", VERIFIER_SCRIPT, str(suite), cluster.address],
+                          input=json.dumps([(t, s) for t, s, _, _ in cases]), cwd=ROOT,
+                          env=cluster.env, capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    answer = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert answer["slots"] == 3  # the cluster's three CPUs
+    nodes = {_node_id(pid) for pid in cluster.raylets.values()}
+    for (task, _, verdict, rule), result in zip(cases, answer["results"]):
+        assert result["type"] == "JobResult" and result["task"] == task
+        assert (result["verdict"], result["status"]) == (verdict, "judged"), result
+        assert result["reward_ready"]["correct"] is (verdict == "passed")
+        if rule:
+            assert result["rule"] == rule
+        assert result["placement"]["node"] in nodes and result["placement"]["retries"] == []
+    assert {r["placement"]["node"] for r in answer["results"]} == nodes  # both nodes ran jobs
+    deadline = time.monotonic() + 30  # the actors closed: their node folders are gone
+    while _node_folders() - before and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert _node_folders() - before == set()

@@ -135,6 +135,13 @@ class RayPlacement:
         bundle = ray.put(Bundle(tasks, pack(ctx.submission_root, BUNDLE_CAP)[0],
                                 {m.run_id: pack(m.submission_root, BUNDLE_CAP)[0]
                                  for m, _ in more}))
+        self.start(spec, bundle, actor_class, ctx.cancel)
+
+    def start(self, spec: SlotSpec, bundle: Any, actor_class: type,
+              cancel: threading.Event) -> None:
+        """One actor per slot on `spec` and `bundle` (an object ref); returns when they hold
+        a slot — those that got none in time are dropped, and none at all is an InfraError."""
+        ray = self.ray
         remote = ray.remote(actor_class)
         need = ({"num_gpus": 1.0 / self.jobs_per_gpu, "num_cpus": 1} if self.kind == "cuda"
                 else {"num_cpus": 1})
@@ -146,7 +153,7 @@ class RayPlacement:
         pending = {a.handle.ready.remote(): a for a in self._actors}
         deadline = time.monotonic() + READY_TIMEOUT_S
         names, failed = set(), []
-        while pending and time.monotonic() < deadline and not ctx.cancel.is_set():
+        while pending and time.monotonic() < deadline and not cancel.is_set():
             done, _ = ray.wait(list(pending), num_returns=1, timeout=0.5)
             for ref in done:
                 actor = pending.pop(ref)
@@ -210,9 +217,7 @@ class RayPlacement:
         for _attempt in range(1 + MAX_RETRIES):
             actor = self._take(ctx.cancel, job.task.id)
             try:
-                ref = actor.handle.run.remote(job) if ctx.run_id == self._primary else \
-                    actor.handle.run.remote(job, ctx.run_id)
-                answer = self._wait(ref, actor, ctx.cancel, job.task.id)
+                answer = self._wait(self._submit(actor, job, ctx), actor, ctx, job.task.id)
             except _Lost as lost:
                 self._drop(actor)
                 retries.append(P.Retry(actor.node, actor.slot, lost.reason))
@@ -255,13 +260,22 @@ class RayPlacement:
         except Exception:
             pass
 
-    def _wait(self, ref, actor: _Actor, cancel: threading.Event, task_id: str) -> Answer:
+    def _submit(self, actor: _Actor, job, ctx) -> Any:
+        """The job sent to `actor`: an object ref of its Answer."""
+        if ctx.run_id == self._primary:
+            return actor.handle.run.remote(job)
+        return actor.handle.run.remote(job, ctx.run_id)
+
+    def _stop(self, actor: _Actor, ctx) -> None:
+        actor.handle.stop.remote()  # the actor kills its sandbox as on a timeout
+
+    def _wait(self, ref, actor: _Actor, ctx, task_id: str) -> Answer:
         from kgb.runner.execute import JobCancelled
 
-        ray = self.ray
+        ray, cancel = self.ray, ctx.cancel
         while not ray.wait([ref], timeout=0.2)[0]:
             if cancel.is_set():
-                actor.handle.stop.remote()  # the actor kills its sandbox as on a timeout
+                self._stop(actor, ctx)
                 try:
                     ray.get(ref, timeout=STOP_GRACE_S)
                 except Exception:
