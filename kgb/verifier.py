@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING
 
 from kgb.api import DEFAULT_TASKS, JobResult
 from kgb.errors import BadInput
+from kgb.serve.ended import wait_ended
 from kgb.serve.executor import ExecOptions, Executor, LocalExecutor, VerifyRequest
 from kgb.serve.warm import WarmSlots
 
@@ -78,6 +79,8 @@ class Verifier:
         self._pool: concurrent.futures.ThreadPoolExecutor | None = None
         self._workdir: Path | None = None
         self._cancels: set[threading.Event] = set()
+        self._running: set[threading.Event] = set()  # set by each running request as it ends
+        self._closing = False
         self._lock = threading.Lock()
         self.slots = 0
 
@@ -143,14 +146,21 @@ class Verifier:
         return self
 
     def close(self) -> None:
+        """Every request ended (its child and sandbox torn down) before this returns, even
+        when a signal interrupts it (that interrupt is raised again afterwards)."""
         with self._lock:
+            self._closing = True
             for cancel in self._cancels:  # running children end now, queued ones never start
                 cancel.set()
+            running = list(self._running)
         if self._warm is not None:  # the same for warm slots, prepared children included
             self._warm.close()
             self._warm = None
         if self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            # not the pool's join: an interrupted Thread.join lets kgb exit mid-teardown
+            wait_ended(running)
+            self._pool.shutdown(wait=True)  # its threads are idle by now
             self._pool = None
         if self._pool_ray is not None:  # its actors closed and killed, after their requests
             self._pool_ray.close()
@@ -194,13 +204,19 @@ class Verifier:
         executor = self._executor
 
         def work() -> tuple[JobResult, ...]:
+            ended = threading.Event()
             with self._lock:
+                if self._closing:  # taken after close() cancelled the others
+                    event.set()
                 self._cancels.add(event)
+                self._running.add(ended)
             try:
                 return executor.run(request, event)
             finally:
                 with self._lock:
                     self._cancels.discard(event)
+                    self._running.discard(ended)
+                ended.set()
 
         return self._pool.submit(work)
 

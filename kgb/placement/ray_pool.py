@@ -167,9 +167,7 @@ class RayPool(RayPlacement):
                 self._runs.pop(req.run_id, None)
 
     def close(self) -> None:
-        self._stopped.set()
-        if self._watcher is not None:
-            self._watcher.join()  # not the main thread's: no signal interrupts this join
+        self._stopped.set()  # the watcher ends within WATCH_S; it has nothing to tear down
         try:
             RayPlacement.release(self)
         finally:

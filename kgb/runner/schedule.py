@@ -126,8 +126,8 @@ def run_works(works: list[Work], slots: tuple[str, ...], cancel: threading.Event
                     try:
                         record = finish_job(prepared, ctx)
                     finally:
-                        if ahead is not None:
-                            ahead.join()
+                        if ahead is not None:  # in a slot thread: no signal interrupts
+                            ahead.join()  # this join (only the main thread runs handlers)
                 progress.done(job.task.id, record.verdict.verdict.value)
                 board.finished(index, (job, record), done)
         except JobCancelled:

@@ -35,6 +35,7 @@ from pathlib import Path
 from kgb.api import JobResult, infra_result
 from kgb.errors import BadInput
 from kgb.serve.child import GO
+from kgb.serve.ended import wait_ended
 from kgb.serve.executor import (
     DEADLINE_PASSED,
     ExecOptions,
@@ -126,8 +127,9 @@ class WarmSlots:
         self.cond = threading.Condition()
         self.idle = 0
         self.closed = False
-        self.threads = [threading.Thread(target=self._serve, name=f"kgb-warm-{n}", daemon=True)
-                        for n in range(slots)]
+        self.ended = [threading.Event() for _ in range(slots)]  # each slot's, set as it ends
+        self.threads = [threading.Thread(target=self._serve, args=(n,), name=f"kgb-warm-{n}",
+                                         daemon=True) for n in range(slots)]
         for thread in self.threads:
             thread.start()
 
@@ -150,8 +152,9 @@ class WarmSlots:
             self.cond.notify_all()
         for item in dropped:
             item.future.cancel()
-        for thread in self.threads:
-            thread.join()
+        # not Thread.join: one interrupted by a signal lets kgb exit before the slots' children
+        # are ended (kgb.serve.ended)
+        wait_ended(self.ended)
 
     # ------------------------------------------------------------------ a slot
     def _take(self, wait: bool) -> Item | None:
@@ -173,7 +176,13 @@ class WarmSlots:
                 finally:
                     self.idle -= 1
 
-    def _serve(self) -> None:
+    def _serve(self, number: int) -> None:
+        try:
+            self._slot()
+        finally:
+            self.ended[number].set()
+
+    def _slot(self) -> None:
         spare: _Child | None = None
         running: _Child | None = None
         try:
