@@ -667,10 +667,14 @@ def lint(ctx: click.Context, file: Path, task_id: str | None, tasks_dir: Path,
               help="Warm slots, as kgb verify --warm: each slot keeps its next request's kgb "
                    "process started and prepares a waiting request's sandbox ahead; every "
                    "request still gets a fresh process in a fresh sandbox.")
+@click.option("--ray", "ray_address", default=None, metavar="ADDRESS",
+              help="The slots are Ray actors of this cluster (auto: the running one; local: "
+                   "one started here), one per GPU (per CPU on CPU runs, or --slots); "
+                   "needs the ray extra. Warm slots are off there.")
 def serve(host: str, port: int, token_file: Path | None, slots: int | None,
           queue: int | None, device: str, sandbox_name: str, timeout: float | None,
           request_timeout: float | None, max_request_bytes: int, tasks_dir: Path,
-          warm: str) -> None:
+          warm: str, ray_address: str | None) -> None:
     """Serve verifications over HTTP: POST /v1/verify {"task": ID, "source": "..."} (or a
     submission archive) answers the verdict JSON; GET /v1/health. docs/api.md has the fields,
     status codes, limits and a client."""
@@ -685,7 +689,8 @@ def serve(host: str, port: int, token_file: Path | None, slots: int | None,
     if token is None:
         KgbServer.check_address(host)
     with Verifier(slots, tasks=tasks_dir, device=device, sandbox=sandbox_name,
-                  timeout_s=timeout, deadline_s=request_timeout, warm=warm) as verifier:
+                  timeout_s=timeout, deadline_s=request_timeout, warm=warm,
+                  ray=ray_address) as verifier:
         server = KgbServer(options, verifier)
         bound, port = server.server_address[:2]
         click.echo(f"kgb serve: listening on http://{bound!s}:{port} ({verifier.slots} "
