@@ -11,6 +11,7 @@ import json
 import re
 import shutil
 import textwrap
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -188,7 +189,9 @@ REBOUND = KERNEL + textwrap.dedent('''
 ''')
 
 
-def _verdict(tmp_path: Path, source: str, monkeypatch):
+def _verdict(tmp_path: Path, source: str, monkeypatch, folder: Path = SGD,
+             task_id: str = TASK_ID,
+             keep: tuple[str, ...] = ("tiny-float32-standard", "tiny-bfloat16-outlier")):
     from kgb.runner import execute
     from kgb.runner.execute import JobContext, run_job
     from kgb.runner.judge_pool import JudgePool
@@ -197,12 +200,12 @@ def _verdict(tmp_path: Path, source: str, monkeypatch):
     from kgb.submission import load_submission
 
     monkeypatch.setattr(execute, "static_findings", lambda source, job: [])
-    sub_dir = write_submission(tmp_path / "sub", {TASK_ID: source})
+    sub_dir = write_submission(tmp_path / "sub", {task_id: source})
     out = tmp_path / "out"
     submission = load_submission(sub_dir, out / "submission")
-    suite = {TASK_ID: load_task(SGD)}  # not the whole suite: others' tasks may be mid-edit
-    job = plan_jobs(suite, submission, "cpu", 4321, only=(TASK_ID,))[0]
-    keep = ("tiny-float32-standard", "tiny-bfloat16-outlier")  # a job is ~15 s on 2 cores
+    suite = {task_id: load_task(folder)}  # not the whole suite: others' tasks may be mid-edit
+    job = plan_jobs(suite, submission, "cpu", 4321, only=(task_id,))[0]
+    # `keep`: a job is ~15 s on 2 cores
     job = type(job)(job.task, job.kernel, tuple(c for c in job.cases if c.id in keep),
                     job.device)
     with JudgePool(out / "refcache", out / "judges.log") as judges:
@@ -335,3 +338,141 @@ def test_no_optimizer_case_is_answered_by_the_inputs_left_unchanged():
                 unchanged = [inputs[i].clone() for i in probe.task.inplace]
                 assert probe.judge(unchanged, inputs, case.dtype) is not None, \
                     f"{probe.task.id} {case.id} seed {seed}: the unchanged inputs pass"
+
+
+# ------------------------------------------------------------------ the ghost call (D301)
+# The judge decides D301 itself where the idle answer (the in-place inputs as given) is
+# already right (kgb.judge.ghost): a copy of ema_weights whose bfloat16 cases sit at the 0.9999
+# cap, where the update is below bfloat16's rounding (the case the task's inputs now avoid).
+EMA = ROOT / "tasks/Optimizer/ema_weights"
+EMA_ID = "optimizer.ema_weights"
+
+
+def _ema_at_cap(tmp_path: Path) -> Path:
+    folder = tmp_path / "ema_weights"
+    shutil.copytree(EMA, folder)
+    source = (folder / "inputs.py").read_text()
+    line = "        step = step % 464\n"
+    assert line in source
+    (folder / "inputs.py").write_text(source.replace(
+        line, '        step = 999999 if dtype == "bfloat16" else step % 464\n'))
+    return folder
+
+
+def _judged(tmp_path: Path, folder: Path, ghosts: dict[str, str]):
+    """judge_job on a job folder written here: per tiny standard case named in `ghosts`, a
+    primary call answered right and a ghost call answered as named: "idle" (the in-place
+    inputs as given), "right" (the reference's answer), "wrong" (zeros)."""
+    from safetensors.torch import save_file
+
+    from kgb import protocol as P
+    from kgb.judge.judge import judge_job
+    from kgb.runner.plan import plan_cases
+    from kgb.tasks.casegen import call_inputs, fingerprint, load_module
+
+    task = load_task(folder)
+    inputs_module = load_module(task.inputs_path, "ghost_inputs")
+    reference = as_judged(load_module(task.reference_path, "ghost_reference"), task.inplace)
+    job = tmp_path / "job"
+    (job / P.OUT_DIR).mkdir(parents=True)
+    specs, claims = [], []
+    cases = [c for c in plan_cases(task, "cpu", 99) if c.id in ghosts]
+    for ci, case in enumerate(cases):
+        calls = (case.calls[0], next(c for c in case.calls if c.kind == P.CallKind.GHOST))
+        spec = replace(case, calls=calls).spec()
+        records = []
+        for k, call in enumerate(calls):
+            inputs = call_inputs(inputs_module, spec.dims, spec.dtype, spec.mode, spec.layout,
+                                 (), None, "cpu", call.seed)
+            right = [t.contiguous() for t in reference.reference(*inputs)]
+            answer = {"idle": [inputs[i].clone() for i in task.inplace], "right": right,
+                      "wrong": [torch.zeros_like(t) for t in right]}
+            outputs = right if call.kind == P.CallKind.PRIMARY else answer[ghosts[case.id]]
+            save_file({P.OUTPUT_KEY.format(i): t for i, t in enumerate(outputs)},
+                      str(job / P.OUT_DIR / P.output_file(ci, k)))
+            records.append(P.CallRecord(k, call.kind, P.CaseStatus.RETURNED,
+                                        input_fingerprint=fingerprint(inputs), launches=1,
+                                        output_types=(P.PLAIN_TENSOR,) * len(outputs),
+                                        outputs=tuple(P.OutputMeta(str(t.dtype), tuple(t.shape),
+                                                                   "cpu") for t in outputs)))
+        specs.append(spec)
+        claims.append(P.CaseRecord(spec.id, tuple(records)))
+    request = P.JudgeRequest(str(job), str(folder), "cpu", tuple(specs), (), None,
+                             tuple(claims), baselines="none")
+    result = judge_job(request, tmp_path / "refcache")
+    return {case.id: case.calls[1] for case in result.cases}
+
+
+def test_a_ghost_answered_by_the_idle_inputs_is_inconclusive_never_d301(tmp_path):
+    """The honest in-place kernel's ghost on a bfloat16 case at the cap leaves ema as given,
+    which is the answer there: inconclusive, named, not D301 (it was D301 before); the float32
+    case still tells. A ghost that is right with anything else is still D301."""
+    folder = _ema_at_cap(tmp_path)
+    ghost = _judged(tmp_path, folder, {"tiny-bfloat16-standard": "idle",
+                                       "tiny-float32-standard": "idle"})
+    capped, f32 = ghost["tiny-bfloat16-standard"], ghost["tiny-float32-standard"]
+    assert capped.status == "passed" and capped.rule is None, capped
+    assert capped.message.startswith("inconclusive") and "in-place inputs" in capped.message
+    assert f32.status == "passed" and f32.message.endswith("as they must be"), f32
+    right = _judged(tmp_path / "cheat", folder, {"tiny-bfloat16-standard": "idle",
+                                                "tiny-float32-standard": "right"})
+    assert right["tiny-float32-standard"].rule == "D301"
+
+
+def test_a_job_no_ghost_of_which_can_tell_is_unverified_never_passed(tmp_path):
+    """Fail closed: every ghost inconclusive -> INFRA (the job is unverified, the suite's side
+    named), even for a right primary; a wrong ghost on the same case is evidence as before."""
+    folder = _ema_at_cap(tmp_path)
+    (ghost,) = _judged(tmp_path, folder, {"tiny-bfloat16-standard": "idle"}).values()
+    assert ghost.status == "infra" and "could not run" in ghost.message, ghost
+    (ghost,) = _judged(tmp_path / "wrong", folder, {"tiny-bfloat16-standard": "wrong"}).values()
+    assert ghost.status == "passed" and ghost.rule is None
+
+
+def test_idle_answers_of_out_of_place_tasks():
+    from kgb.judge.ghost import idle_answer
+
+    x = torch.randn(3, 4)
+    assert idle_answer([torch.zeros(3, 4)], (x,), ()) == "zeros"
+    assert idle_answer([x.clone()], (torch.ones(2), x), ()) == "input 1 passed through"
+    assert idle_answer([x + 1], (x,), ()) is None  # computed: a right ghost of it is D301
+    assert idle_answer([x.clone(), torch.zeros(2)], (x,), ()) == \
+        "input 0 passed through, zeros"
+    assert idle_answer([x.clone()], (x, x), (1,)) == "the in-place inputs as given"
+    assert idle_answer([x + 1], (x, x), (1,)) is None
+
+
+# Launches a kernel that writes ema back as it was: the update is never made.
+DO_NOTHING = """
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _same(x_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    tl.store(x_ptr + offs, tl.load(x_ptr + offs, mask=m), mask=m)
+
+
+def run(ema, p, step: int):
+    _same[(triton.cdiv(ema.numel(), 64),)](ema, ema.numel(), BLOCK=64)
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("honest", [True, False], ids=["honest", "do-nothing"])
+def test_the_pipeline_on_a_task_whose_idle_answer_is_right_on_one_case(tmp_path, monkeypatch,
+                                                                       honest):
+    """The whole pipeline on the capped ema_weights copy, a case that can tell (float32) and
+    one that cannot (bfloat16 at the cap): the honest kernel passes (it was rejected D301
+    before the judge knew idle answers); a kernel that launches but never updates is incorrect
+    on the case that tells."""
+    folder = _ema_at_cap(tmp_path)
+    source = (EMA / "solution.py").read_text() if honest else DO_NOTHING
+    got = _verdict(tmp_path, source, monkeypatch, folder, EMA_ID,
+                   ("tiny-float32-standard", "tiny-bfloat16-standard"))
+    if honest:
+        assert got.verdict == "passed", got.message
+    else:
+        assert got.verdict == "incorrect" and "tiny-float32-standard" in got.message, got.message

@@ -20,7 +20,7 @@ from safetensors.torch import load_file, save_file
 from kgb import protocol as P
 from kgb.anticheat import runtime_rules as RR
 from kgb.jsonfiles import write_json_atomic
-from kgb.judge import speed
+from kgb.judge import ghost, speed
 from kgb.judge.inplace import as_judged
 from kgb.judge.truth import as_outputs, compare_for_task
 from kgb.tasks.casegen import call_inputs, fingerprint, load_module
@@ -41,6 +41,7 @@ def judge_job(request: P.JudgeRequest, cache_dir: Path) -> P.JudgeResult:
     claims = {c.id: c for c in request.claims}
     clock.lap("load")
     cases = tuple(job.case(i, case, claims.get(case.id)) for i, case in enumerate(request.cases))
+    cases = ghost.unable_if_none_told(cases, job.idle_ghosts)  # fail closed: never "passed"
     clock.lap("cases", job.seconds)
     rechecked = speed.recheck(request, task, inputs_module, reference, None)
     clock.lap("recheck")
@@ -89,6 +90,7 @@ class _Job:
         self.out_dir = Path(request.job_dir) / P.OUT_DIR
         self.statistical = task.compare == "statistical"
         self.primary_inputs: tuple | None = None  # for a Random task's check_reseed
+        self.idle_ghosts: set[tuple[int, int]] = set()  # (case, call): ghosts that cannot tell
         # judging time per call kind: the primary calls, and the layer-2/3 calls around them
         self.seconds = {"primary": 0.0, "checks": 0.0}
 
@@ -132,14 +134,19 @@ class _Job:
         passed, max_abs, rel_l2, message = self.compare(outputs, inputs, case, call)
         rule = None
         if call.kind == P.CallKind.GHOST:
-            # With its Triton launches turned into no-ops the kernel must NOT be right.
-            if passed:
+            # With its Triton launches turned into no-ops the kernel must NOT be right --
+            # unless what a no-op leaves is this case's answer already (kgb.judge.ghost).
+            idle = ghost.idle_answer(outputs, inputs, self.task.inplace) if passed else None
+            if idle is not None:
+                self.idle_ghosts.add((case_index, call_index))
+                message, passed = ghost.INCONCLUSIVE.format(what=idle), False
+            elif passed:
                 rule, message = RR.GHOST_REPLAY_CORRECT.id, (
                     "with the file's Triton launches turned into no-ops the outputs were still "
                     "right: the kernels did not do the work")
             passed = not passed
-            message = message if rule else "without Triton launches the outputs are wrong, as " \
-                                           "they must be"
+            message = message if rule or idle else "without Triton launches the outputs are " \
+                                                   "wrong, as they must be"
         elif passed and call.kind == P.CallKind.SAME_VALUES and primary is not None:
             if (self.task.deterministic or self.statistical) and not _same_bits(outputs, primary):
                 passed, rule = False, RR.NONDETERMINISTIC.id
