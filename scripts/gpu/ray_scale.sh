@@ -1,23 +1,34 @@
 #!/usr/bin/env bash
-# Issue 25 on the lent 4-GPU host: a batch of 64 one-kernel submissions (examples/honest's 16
-# kernels, four copies) verified through Ray on 1 GPU and on 4 GPUs (scaling efficiency), and
-# a run where one actor is killed mid-run (nothing lost, nothing counted twice).
+# Issue 25 on the lent 4-GPU host (or a 2-GPU one): a batch of 64 one-kernel submissions
+# (examples/honest's 16 kernels, four copies) verified through Ray on 1 GPU and on 4 GPUs (or
+# 2: scaling efficiency), and a run where one actor is killed mid-run (nothing lost, nothing
+# counted twice).
 # On the dev machine first: RAY=1 scripts/gpu/prepare.sh; then carry [".whl", ".ray"].
 #   STEP=scale4   the batch on every GPU (--ray local: a one-node cluster of this machine)
+#   STEP=scale2   the batch on GPUs 0 and 1 (CUDA_VISIBLE_DEVICES=0,1): a 2-GPU host's scale
 #   STEP=scale1   the same batch on GPU 0 alone (CUDA_VISIBLE_DEVICES=0); RESUME=1 continues
 #                 a run the call's limit stopped (kgb verify --resume), on the same machine
-#   STEP=kill     the batch on every GPU, one actor's process SIGKILLed after KILL_AFTER_S
-#   STEP=report   kernels per GPU-hour of each finished run and the efficiency
+#   STEP=kill     the batch on every GPU (GPUS of them, default 4), one actor's process
+#                 SIGKILLed after KILL_AFTER_S
+#   STEP=report   kernels per GPU-hour of each finished run and the efficiency (scale2 and
+#                 scale4 each against scale1)
+# DRY=1: on any machine, without .whl/.ray: prints each step's kgb command instead of running
+# it (the batch is still written, the report still read), e.g. DRY=1 PY=.venv/bin/python.
 # KGB_ARGS go to every kgb verify (default: --baselines none: the scaling of kgb's jobs, not
 # of PyTorch's baselines; timing stays on).
 set -uo pipefail
-source "$(dirname "$0")/env.sh"
-[ -f .ray/ray-site.tar.xz ] || { echo "no .ray: RAY=1 scripts/gpu/prepare.sh, carry .ray"; exit 2; }
-export KGB_BWRAP=$PWD/.ray/bwrap-deb/usr/bin/bwrap
-if [ ! -f /tmp/raysite/.done ]; then
-  mkdir -p /tmp/raysite && tar -xJf .ray/ray-site.tar.xz -C /tmp/raysite && touch /tmp/raysite/.done
+GPUS=${GPUS:-4}
+if [ -n "${DRY:-}" ]; then
+  PY=${PY:-python3}
+else
+  source "$(dirname "$0")/env.sh"
+  [ -f .ray/ray-site.tar.xz ] || { echo "no .ray: RAY=1 scripts/gpu/prepare.sh, carry .ray"; exit 2; }
+  export KGB_BWRAP=$PWD/.ray/bwrap-deb/usr/bin/bwrap
+  if [ ! -f /tmp/raysite/.done ]; then
+    mkdir -p /tmp/raysite && tar -xJf .ray/ray-site.tar.xz -C /tmp/raysite && touch /tmp/raysite/.done
+  fi
+  export PYTHONPATH=/tmp/raysite:$PYTHONPATH RAY_USAGE_STATS_ENABLED=0
 fi
-export PYTHONPATH=/tmp/raysite:$PYTHONPATH RAY_USAGE_STATS_ENABLED=0
 OUT=${OUT:-/tmp/kgb-gpu}; mkdir -p "$OUT"
 WORK=${WORK:-/tmp/ray-scale}; mkdir -p "$WORK"
 BATCH=$WORK/batch
@@ -44,6 +55,10 @@ run() {  # $1: run name; the rest: env for kgb
   local name=$1; shift
   local extra=(--out "$WORK/$name")
   [ -n "${RESUME:-}" ] && extra+=(--resume)
+  if [ -n "${DRY:-}" ]; then
+    echo "[dry] $name: env $* timeout ${LIMIT_S:-540} $PY -m kgb.cli ${args[*]} ${extra[*]}"
+    return
+  fi
   local t0=$(date +%s.%N)
   env "$@" timeout "${LIMIT_S:-540}" $PY -m kgb.cli "${args[@]}" "${extra[@]}" > "$OUT/$name.txt" 2>&1
   local rc=$?
@@ -52,19 +67,21 @@ run() {  # $1: run name; the rest: env for kgb
 }
 case "${STEP:-report}" in
   scale4) run scale4 ;;
+  scale2) run scale2 CUDA_VISIBLE_DEVICES=0,1 ;;
   scale1) run scale1 CUDA_VISIBLE_DEVICES=0 ;;
   kill)
+    [ -n "${DRY:-}" ] && { run kill; exit 0; }
     ( sleep "${KILL_AFTER_S:-90}"
       pid=$(pgrep -f "ray::SlotActor" | head -1)
       echo "killing actor pid $pid at $(date +%T)" >> "$OUT/kill.txt"; kill -9 "$pid" ) &
     run kill ;;
 esac
-$PY - "$WORK" <<'EOF' | tee "$OUT/ray_scale.txt"
+$PY - "$WORK" "$GPUS" <<'EOF' | tee "$OUT/ray_scale.txt"
 import json, sys
 from pathlib import Path
-work = Path(sys.argv[1])
+work, host_gpus = Path(sys.argv[1]), int(sys.argv[2])
 rates = {}
-for name, gpus in (("scale1", 1), ("scale4", 4), ("kill", 4)):
+for name, gpus in (("scale1", 1), ("scale2", 2), ("scale4", 4), ("kill", host_gpus)):
     walls = work / f"{name}.walls"
     summary = work / name / "summary.json"
     if not walls.is_file() or not summary.is_file():
@@ -79,6 +96,7 @@ for name, gpus in (("scale1", 1), ("scale4", 4), ("kill", 4)):
     rates[name] = rate
     print(f"{name}: {len(done)} submissions, {correct} correct, {retried} retried, "
           f"wall {wall:.0f} s on {gpus} GPU(s): {rate:.0f} kernels/GPU-hour")
-if "scale1" in rates and "scale4" in rates:
-    print(f"scaling efficiency 1 -> 4 GPUs: {rates['scale4'] / rates['scale1']:.2f}")
+for name, gpus in (("scale2", 2), ("scale4", 4)):
+    if "scale1" in rates and name in rates:
+        print(f"scaling efficiency 1 -> {gpus} GPUs: {rates[name] / rates['scale1']:.2f}")
 EOF
