@@ -311,6 +311,14 @@ class DispatchTrace:
         class Mode(TorchDispatchMode):
             supports_higher_order_operators = True
 
+            @classmethod
+            def _should_skip_dynamo(cls) -> bool:
+                # torch wraps a mode's __torch_dispatch__ in torch._disable_dynamo, whose
+                # first call imports torch._dynamo: 1.7 s of CPU in every worker (issue 24).
+                # The worker never compiles with Dynamo (the static layer bans it), so there
+                # is nothing for the wrapper to disable; the trace's ops are the same.
+                return False
+
             def __torch_dispatch__(self, func, types, args=(), kwargs=None):
                 kwargs = kwargs or {}
                 if trace.paused:

@@ -341,6 +341,10 @@ class KernelBodyWatch:
         watch = self
 
         class Mode(TorchDispatchMode):
+            @classmethod
+            def _should_skip_dynamo(cls) -> bool:
+                return False  # no torch._dynamo import in the worker (evidence.py says why)
+
             def __torch_dispatch__(self, func, types, args=(), kwargs=None):
                 origin = watch._origin()
                 name = func._schema.name.split("::")[-1]

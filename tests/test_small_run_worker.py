@@ -1,0 +1,91 @@
+"""The worker's share of a small run (issue 24): no torch._dynamo import for the dispatch
+trace, and the deferred-write wait (threat 13) overlapped with the next calls without
+letting a late write through. The corpus fixtures tests/fixtures/dynamic/d305_* and
+passed_relu_reuses_its_output_buffer.py prove the same end to end (tests/test_dynamic_corpus.py)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+
+import torch
+
+from kgb import protocol as P
+from kgb.tasks.casegen import outputs_fingerprint
+from kgb.worker.main import _CallRunner, _LateCheck, _Progress
+
+_NO_DYNAMO = """
+import sys
+import torch
+from kgb.worker.evidence import DispatchTrace
+from kgb.worker.launch_args import KernelBodyWatch
+trace = DispatchTrace()
+trace.start()
+torch.ones(3).add_(1)
+trace.stop()
+with KernelBodyWatch().watching("k"):
+    torch.ones(3).add_(1)
+print("torch._dynamo" in sys.modules)
+"""
+
+
+def test_the_dispatch_trace_does_not_import_dynamo():
+    # torch wraps a dispatch mode's handler in _disable_dynamo, whose first call imports
+    # torch._dynamo: 1.7 s of CPU in every worker before the modes opted out
+    out = subprocess.run([sys.executable, "-c", _NO_DYNAMO], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.strip() == "False", out.stdout + out.stderr
+
+
+def _runner(outputs: tuple, due_in: float) -> tuple[_CallRunner, _Progress]:
+    progress = _Progress()
+    runner = object.__new__(_CallRunner)
+    runner.sync, runner.progress = (lambda: None), progress
+    runner.pending = _LateCheck(3, 0, outputs, outputs_fingerprint(outputs),
+                                time.perf_counter() + due_in)
+    return runner, progress
+
+
+def test_a_write_before_the_next_call_is_late_whatever_that_call_returns():
+    out = torch.zeros(8)
+    runner, progress = _runner((out,), 0.05)
+    out[0] = 1.0  # landed after the save, before the candidate ran again
+    runner.settle(None)
+    runner.settle((out,))  # the next call returned the same buffer: no excuse now
+    assert progress.late == {(3, 0)}
+
+
+def test_a_write_during_the_next_call_is_late_unless_that_call_returned_the_memory():
+    out, other = torch.zeros(8), torch.zeros(8)
+    runner, progress = _runner((out,), 0.05)
+    runner.settle(None)
+    out[1] = 1.0  # landed while the next call ran
+    runner.settle((other,))
+    assert progress.late == {(3, 0)} and runner.pending is None
+
+    runner, progress = _runner((out,), 0.05)
+    runner.settle(None)
+    out[2] = 1.0  # the next call wrote the buffer it returns again (an honest reuse)
+    runner.settle((out[2:],))
+    assert progress.late == set() and runner.pending is None
+
+
+def test_the_wait_is_never_shorter_than_late_write_wait_s():
+    out = torch.zeros(8)
+    runner, progress = _runner((out,), P.LATE_WRITE_WAIT_S)
+    began = time.perf_counter()
+    runner.settle(None)
+    runner.settle((), last=True)
+    assert time.perf_counter() - began >= P.LATE_WRITE_WAIT_S * 0.95
+    assert progress.late == set() and runner.pending is None
+
+
+def test_late_calls_are_marked_in_the_result():
+    progress = _Progress()
+    call = P.CallRecord(index=0, kind=P.CallKind.PRIMARY, status=P.CaseStatus.RETURNED)
+    progress.cases = [P.CaseRecord("a", (call, call)), P.CaseRecord("b", (call,))]
+    progress.late = {(0, 1)}
+    cases = progress.result().cases
+    assert [c.late_write for c in cases[0].calls] == [False, True]
+    assert not cases[1].calls[0].late_write
