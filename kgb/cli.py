@@ -98,6 +98,12 @@ def cli() -> None:
                    "imports) while the current job runs; every candidate still gets a fresh "
                    "process in a fresh sandbox. 'off': each job starts at its turn; 'auto': on "
                    "for GPU runs and where the CPUs outnumber the slots twice.")
+@click.option("--shard-cases", "shard_cases", type=click.Choice(["auto", "on", "off"]),
+              default="auto", show_default=True,
+              help="'auto': a task's cases run as several jobs (shards) on slots that would "
+                   "otherwise sit idle, where that saves more than a worker's start-up; each "
+                   "task is still graded once over all its cases. 'on': wherever a slot would "
+                   "idle; 'off': one job per task.")
 @click.option("--json", "as_json", is_flag=True, help="Print report.json instead of a table.")
 def verify(submissions: tuple[Path, ...], tasks_dir: Path | None, task_id: str | None,
            out_dir: Path, device: str, sandbox_name: str,
@@ -105,7 +111,7 @@ def verify(submissions: tuple[Path, ...], tasks_dir: Path | None, task_id: str |
            limits: tuple[str, ...], devices: str | None, jobs: int, resume: bool, force: bool,
            fail_under: str | None, show_feedback: bool, static_layer: str, timing: str,
            baselines: str, cuda_graph: bool, baseline_cache: str | None,
-           ray_address: str | None, warm: str, as_json: bool) -> None:
+           ray_address: str | None, warm: str, shard_cases: str, as_json: bool) -> None:
     """Verify every kernel of SUBMISSION (.tar, .tar.gz or folder) against the task suite, or
     one kernel FILE.py with --task ID; several SUBMISSIONS (or a folder of them) are a batch:
     OUT/<name>/ each, OUT/summary.json, one seed and one reference cache for all. The
@@ -127,6 +133,7 @@ def verify(submissions: tuple[Path, ...], tasks_dir: Path | None, task_id: str |
             static=static_layer == "on", timing=timing == "on", baselines=baselines,
             force=force, cuda_graph=cuda_graph, baseline_cache=baseline_cache,
             ray=ray_address, warm=None if warm == "auto" else warm == "on",
+            shard_cases=shard_cases,
             only=tuple(t.strip() for t in only.split(",") if t.strip()) if only else None))
         return
     scratch = tempfile.TemporaryDirectory(prefix="kgb-one-kernel-")
@@ -150,7 +157,7 @@ def verify(submissions: tuple[Path, ...], tasks_dir: Path | None, task_id: str |
             static=static_layer == "on", timing=timing == "on", baselines=baselines,
             force=force, cuda_graph=cuda_graph, only_submitted=task_id is not None,
             baseline_cache=baseline_cache, ray=ray_address,
-            warm=None if warm == "auto" else warm == "on",
+            warm=None if warm == "auto" else warm == "on", shard_cases=shard_cases,
             only=tuple(t.strip() for t in only.split(",") if t.strip()) if only else None),
             as_json=as_json, feedback=show_feedback)
     _check_gates(data, gates)

@@ -587,6 +587,18 @@ class Conditions:
 
 
 @dataclass(frozen=True)
+class ShardFacts:
+    """One shard of a task whose cases ran as several jobs (kgb.runner.shards): which cases
+    ran in which folder, on which device; never evidence for a verdict."""
+
+    index: int  # 1-based, in plan order
+    cases: tuple[str, ...]
+    device: str
+    log_dir: str
+    worker_wall_s: float | None = None
+
+
+@dataclass(frozen=True)
 class JobFacts:
     """What the report shows beside the verdict; derived from the job's files only."""
 
@@ -606,6 +618,7 @@ class JobFacts:
     conditions: Conditions | None = None
     traceback: str | None = None  # the kernel file's frames of the error (crashed/compile_error)
     placement: Placement | None = None  # where a Ray run ran the job (None: this machine)
+    shards: tuple[ShardFacts, ...] = ()  # the task's cases ran as these jobs (none: one job)
 
 
 @dataclass(frozen=True)

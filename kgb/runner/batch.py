@@ -105,7 +105,8 @@ def _members_on_one_board(batch: list[Member], base, out_dir: Path, seed: int,
     files."""
     from kgb.report.terminal import JobProgress
     from kgb.runner.judge_pool import JudgePool
-    from kgb.runner.schedule import ScheduleOutcome, run_works
+    from kgb.runner.schedule import ScheduleOutcome
+    from kgb.runner.shards import run_sharded
     from kgb.runner.verify import _stop_signals_interrupt, close_run, open_run
     from kgb.sandbox.base import create_sandbox
 
@@ -139,9 +140,9 @@ def _members_on_one_board(batch: list[Member], base, out_dir: Path, seed: int,
                            more=[(run.ctx, run.jobs) for _, run in opened[1:]])
         slots = opened[0][1].slots if opened else ()
         progress = stack.enter_context(JobProgress(len(works), quiet=True))
-        outcome = run_works(works, slots, cancel, progress,
-                            reuse=lambda work: _owner(opened, work).reuse(work[0]),
-                            placement=placement) \
+        outcome = run_sharded(works, slots, cancel, progress,  # kgb.runner.shards
+                              lambda work: _owner(opened, work).reuse(work[0]), placement,
+                              base.shard_cases) \
             if works else ScheduleOutcome(())
         headers = [run.header() for _, run in opened]
     stop: Exception | None = None

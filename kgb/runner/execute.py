@@ -83,7 +83,7 @@ def run_job(job: Job, ctx: JobContext) -> P.JobRecord:
 def prepare_job(job: Job, ctx: JobContext) -> PreparedJob:
     """Plan the job, run layer 1, and start its candidate's sandbox, held until finish_job."""
     started = time.monotonic()
-    job_dir = ctx.out_dir / "jobs" / job.task.id
+    job_dir = ctx.out_dir / "jobs" / job.folder  # a shard: its own folder in the task's
     if job_dir.exists():
         shutil.rmtree(job_dir)
     job_dir.mkdir(parents=True)

@@ -19,6 +19,7 @@ from kgb.runner.verdict import Result, decide
 
 PLAN_FILE = "plan.json"
 CONDITIONS_FILE = "conditions.json"  # the GPU's clocks and throttling around the job (host)
+SHARDS_FILE = "shards.json"  # a task run as shards: which cases ran in which folder (host)
 HOST_FILE_CAP = 64 << 20  # files kgb itself wrote: generous, but still bounded
 
 
@@ -70,7 +71,13 @@ def grade(job_dir: Path, out_root: Path) -> P.JobRecord:
     facts = job_facts(job_dir, out_root, plan, execution, worker, verdict, speed, conditions)
     # Where a Ray run ran the job (kgb.placement): the host's record, so a regrade keeps it.
     placement = _optional(P.Placement, job_dir / P.PLACEMENT_FILE)
-    return P.JobRecord(verdict, replace(facts, placement=placement) if placement else facts)
+    if placement:
+        facts = replace(facts, placement=placement)
+    # A task run as shards (kgb.runner.shards): which cases ran where, the host's record.
+    if (job_dir / SHARDS_FILE).exists():
+        facts = replace(facts, shards=P.read(tuple[P.ShardFacts, ...],
+                                             job_dir / SHARDS_FILE, HOST_FILE_CAP))
+    return P.JobRecord(verdict, facts)
 
 
 def job_facts(job_dir: Path, out_root: Path, plan: P.PlanRecord, execution: P.ExecRecord | None,

@@ -16,14 +16,28 @@ class Job:
     kernel: Kernel | None  # None: the submission has no kernel for this task (verdict missing)
     cases: tuple[Case, ...]
     device: str  # "cpu" or "cuda:<index>"
+    # (index, count) for one shard of a task's cases run as a job of its own
+    # (kgb.runner.shards); None: the whole task
+    shard: tuple[int, int] | None = None
 
     @property
     def name(self) -> str:
         return self.task.id
 
     @property
+    def folder(self) -> str:
+        """The job's folder under OUT/jobs: the task's, or one of its shards' inside it."""
+        if self.shard is None:
+            return self.task.id
+        return f"{self.task.id}/{shard_folder(self.shard[0])}"
+
+    @property
     def entry(self) -> str:
         return (self.kernel.entry if self.kernel and self.kernel.entry else self.task.entry)
+
+
+def shard_folder(index: int) -> str:
+    return f"shard-{index + 1}"
 
 
 def case_seed(run_seed: int, task_id: str, case_id: str) -> int:

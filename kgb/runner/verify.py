@@ -25,7 +25,9 @@ from kgb.runner.execute import JobContext
 from kgb.runner.judge_pool import JudgePool
 from kgb.runner.missing import missing_entry
 from kgb.runner.plan import Job, plan_jobs
-from kgb.runner.schedule import ScheduleOutcome, run_all
+from kgb.runner.schedule import ScheduleOutcome
+from kgb.runner.shards import MODES as SHARD_MODES
+from kgb.runner.shards import run_sharded
 from kgb.sandbox.base import Limits, Sandbox, create_sandbox, ram_output_cap
 from kgb.sandbox.overrides import apply_overrides, field_name
 from kgb.submission import load_submission
@@ -63,6 +65,9 @@ class VerifyOptions:
     # --baseline-cache: the trusted store of baseline timings; None: the default folder
     # (kgb.runner.baseline_cache.default_root), "off", or a folder
     baseline_cache: str | None = None
+    # --shard-cases: "auto" splits a job's cases over slots that would otherwise sit idle
+    # (kgb.runner.shards); "off" runs every task as one job
+    shard_cases: str = "auto"
 
 
 def _mode_suffix(options: VerifyOptions) -> str:
@@ -219,8 +224,9 @@ def _run_verify(options: VerifyOptions, as_json: bool, feedback: bool, quiet: bo
             stack.callback(placement.release)
             placement.open(run.ctx, run.jobs)
         progress = stack.enter_context(JobProgress(len(run.jobs), quiet=as_json or quiet))
-        outcome = run_all(run.jobs, run.slots, run.ctx, progress, reuse=run.reuse,
-                          placement=placement)
+        outcome = run_sharded([(job, run.ctx) for job in run.jobs], run.slots, run.ctx.cancel,
+                              progress, lambda work: run.reuse(work[0]), placement,
+                              options.shard_cases)
         header = run.header()
     return close_run(run, header, outcome, as_json, feedback, quiet)
 
@@ -251,7 +257,7 @@ class OpenRun:
 
     def reuse(self, job: Job) -> JobRecord | None:
         """The journaled record of a job a resumed run already finished."""
-        return journal.finished(self.out_dir / "jobs" / job.task.id) if self.resumed else None
+        return journal.finished(self.out_dir / "jobs" / job.folder) if self.resumed else None
 
     def header(self) -> dict:
         options = self.options
@@ -271,6 +277,9 @@ def open_run(options: VerifyOptions, stack: contextlib.ExitStack, placement,
     judges, baseline store) on `stack`; BadInput before anything is opened for a bad one.
     `judges`, `cancel` and `sandbox`: a batch's, shared by its members."""
     _check_graph_option(options, options.device)
+    if options.shard_cases not in SHARD_MODES:
+        raise BadInput(f"--shard-cases {options.shard_cases}: give one of "
+                       f"{', '.join(SHARD_MODES)}")
     index = index_suite(options.tasks_dir)
     out_dir = options.out_dir.resolve()
     refuse_other_run(out_dir, options)

@@ -1,0 +1,232 @@
+"""Shards (kgb.runner.shards): a task's cases run as several jobs on slots that would sit idle,
+graded once over the union of their records — the verdict an unsharded job would get.
+
+One sharded run (math.addcmul, `--jobs 2 --shard-cases on`) is compared with the session's
+unsharded run of the same kernel (conftest.addcmul_run); the merge's precedence (a wrong case,
+a crash, a timeout, a tampered result, a failed judge in one shard) is checked on copies of
+that run's real shard folders, each changed as the failing shard would have left it."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from conftest import run_kgb
+from kgb import protocol as P
+from kgb.runner.shards import merge_shards, shard_counts, split_cases
+from kgb.sandbox.base import Limits
+
+TASK = "math.addcmul"
+
+
+# ------------------------------------------------------------------ the split policy (pure)
+def test_an_idle_slot_takes_a_shard_of_a_long_job_only_where_it_saves_a_start_up():
+    assert shard_counts([20.0], [18], slots=2) == [2]  # `on`: no start-up to beat
+    assert shard_counts([20.0], [18], slots=2, startup_s=6.0) == [2]  # saves 10 s > 6 s
+    assert shard_counts([10.0], [18], slots=2, startup_s=6.0) == [1]  # saves 5 s < 6 s
+    assert shard_counts([100.0], [18], slots=4, startup_s=6.0) == [4]
+    assert shard_counts([20.0], [18], slots=1) == [1]  # one slot: nothing idles
+
+
+def test_shards_hold_a_minimum_of_cases_and_never_outnumber_the_slots():
+    assert shard_counts([100.0], [3], slots=4) == [1]  # 3 cases: no two shards of 2
+    assert shard_counts([100.0], [5], slots=4) == [2]
+    assert shard_counts([100.0], [40], slots=3) == [3]
+
+
+def test_busy_slots_split_only_a_job_that_would_hold_the_run_s_tail():
+    assert shard_counts([10.0, 1.0, 1.0], [20, 20, 20], slots=2) == [2, 1, 1]
+    assert shard_counts([10.0, 10.0, 1.0], [20, 20, 20], slots=2) == [1, 1, 1]
+    # a task without a kernel (0 s) neither counts as busy nor is split
+    assert shard_counts([0.0, 20.0], [20, 20], slots=2) == [1, 2]
+
+
+def test_split_cases_is_contiguous_balanced_and_complete():
+    assert split_cases([1.0] * 10, 2) == [(0, 5), (5, 10)]
+    assert split_cases([1.0] * 10, 3) == [(0, 4), (4, 7), (7, 10)]
+    # one heavy first case: its shard still holds the minimum of two cases
+    assert split_cases([10.0] + [1.0] * 9, 2) == [(0, 2), (2, 10)]
+    # a heavy tail: the first shard takes the light cases
+    ranges = split_cases([1.0] * 8 + [8.0, 8.0], 2)
+    assert ranges == [(0, 9), (9, 10)] or ranges == [(0, 8), (8, 10)]
+    for weights, n in (([1.0] * 7, 3), ([5.0, 1.0, 1.0, 1.0, 9.0], 2), ([0.0] * 6, 3)):
+        ranges = split_cases(weights, n)
+        assert ranges[0][0] == 0 and ranges[-1][1] == len(weights)
+        assert all(a[1] == b[0] for a, b in zip(ranges, ranges[1:]))
+        assert all(end - start >= 2 for start, end in ranges)
+
+
+# ------------------------------------------------------------------ one sharded run
+@pytest.fixture(scope="module")
+def sharded(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("sharded") / "out"
+    done = run_kgb("verify", "examples/honest", "--device", "cpu", "--sandbox", "process",
+                   "--only", TASK, "--jobs", "2", "--shard-cases", "on", "--out", out)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return out
+
+
+def _entry(out: Path) -> dict:
+    return next(j for j in json.loads((out / "report.json").read_text())["jobs"]
+                if j["task"] == TASK)
+
+
+@pytest.mark.slow
+def test_sharded_and_unsharded_runs_give_the_same_verdict_and_case_records(sharded,
+                                                                           addcmul_run):
+    whole, split = _entry(addcmul_run[0]), _entry(sharded)
+    assert whole["shards"] == [] and split["verdict"] == whole["verdict"] == "passed"
+    assert split["message"] == whole["message"] and split["coverage"] == whole["coverage"]
+    assert [(c["id"], c["status"]) for c in split["cases"]] == \
+        [(c["id"], c["status"]) for c in whole["cases"]]
+    assert split["log_dir"] == f"jobs/{TASK}" and split["unrun_shapes"] == whole["unrun_shapes"]
+    # the report names the shards: every case once, in plan order, each in its own folder
+    shards = split["shards"]
+    assert len(shards) == 2 and [s["index"] for s in shards] == [1, 2]
+    assert [c for s in shards for c in s["cases"]] == [c["id"] for c in whole["cases"]]
+    assert all(len(s["cases"]) >= 2 and s["device"] == "cpu" for s in shards)
+    assert [s["log_dir"] for s in shards] == [f"jobs/{TASK}/shard-1", f"jobs/{TASK}/shard-2"]
+
+
+@pytest.mark.slow
+def test_both_slots_ran_a_shard_side_by_side(sharded):
+    """Each shard was its own worker (its own sandbox record and judgement), and each began
+    before the other ended: two slots, not one after the other."""
+    folders = [sharded / "jobs" / TASK / f"shard-{k}" for k in (1, 2)]
+    for folder in folders:
+        assert (folder / P.EXEC_FILE).is_file() and (folder / P.JUDGE_FILE).is_file()
+        assert (folder / P.VERDICT_FILE).is_file()  # each shard's own journal entry
+    began = [(f / P.JOB_FILE).stat().st_mtime for f in folders]
+    ended = [(f / P.EXEC_FILE).stat().st_mtime for f in folders]
+    assert began[0] < ended[1] and began[1] < ended[0]
+
+
+@pytest.mark.slow
+def test_a_regrade_of_a_sharded_run_gives_the_same_report(sharded, tmp_path):
+    from kgb.runner.regrade import regrade
+
+    copy = Path(shutil.copytree(sharded, tmp_path / "run"))
+    before = json.loads((copy / "report.json").read_text())
+    report, changed = regrade(copy)
+    assert changed == [] and report["jobs"] == before["jobs"]
+
+
+# ------------------------------------------------------------------ the merge's precedence
+@pytest.fixture
+def task_copy(sharded, tmp_path) -> Path:
+    """A copy of the sharded run, whose shards are changed and merged again."""
+    return Path(shutil.copytree(sharded, tmp_path / "run"))
+
+
+def _merge(out: Path) -> P.JobRecord:
+    task = out / "jobs" / TASK
+    return merge_shards(task, [task / "shard-1", task / "shard-2"], out,
+                        Limits(wall_time_s=600.0))
+
+
+def _shard(out: Path, k: int) -> Path:
+    return out / "jobs" / TASK / f"shard-{k}"
+
+
+def _fail_last_case(shard: Path) -> str:
+    """The shard's last case judged wrong on its primary call, as the judge writes it."""
+    path = shard / P.JUDGE_FILE
+    judged = json.loads(path.read_text())
+    case = judged["cases"][-1]
+    case["calls"][0].update(status="failed", max_abs=0.5, rel_l2=0.25,
+                            message="max abs error 0.5 at (3, 1)")
+    path.write_text(json.dumps(judged))
+    return case["id"]
+
+
+@pytest.mark.slow
+def test_a_wrong_case_in_the_second_shard_makes_the_task_incorrect_naming_it(task_copy):
+    case = _fail_last_case(_shard(task_copy, 2))
+    record = _merge(task_copy)
+    assert record.verdict.verdict == P.Verdict.INCORRECT
+    assert record.verdict.message.startswith(f"{case}:")
+    statuses = {c.id: c.status for c in record.verdict.cases}
+    assert statuses.pop(case) == P.CaseStatus.FAILED
+    assert set(statuses.values()) == {P.CaseStatus.PASSED}
+    # the task's journal entry is the merged record, and a regrade of the folder agrees
+    from kgb.runner.grade import grade
+    from kgb.runner.journal import finished
+
+    task = task_copy / "jobs" / TASK
+    assert finished(task) == record == grade(task, task_copy)
+
+
+@pytest.mark.slow
+def test_a_shard_that_crashed_crashes_the_task_whatever_the_other_found(task_copy):
+    _fail_last_case(_shard(task_copy, 1))  # a wrong case in shard 1 ...
+    (_shard(task_copy, 2) / P.OUT_DIR / P.RESULT_FILE).unlink()  # ... and shard 2 died
+    record = _merge(task_copy)
+    assert record.verdict.verdict == P.Verdict.CRASHED  # as the unsharded job: it died
+    assert "without a result" in record.verdict.message
+
+
+@pytest.mark.slow
+def test_a_shard_that_timed_out_times_the_task_out_counting_the_earlier_shards(task_copy):
+    _fail_last_case(_shard(task_copy, 1))
+    second = _shard(task_copy, 2)
+    execution = json.loads((second / P.EXEC_FILE).read_text())
+    execution.update(timed_out=True)
+    (second / P.EXEC_FILE).write_text(json.dumps(execution))
+    (second / P.OUT_DIR / P.PROGRESS_FILE).write_text(json.dumps(
+        {"stage": "cases", "cases_done": 1, "compile_s": 0.0, "elapsed_s": 9.0}))
+    record = _merge(task_copy)
+    first_cases = len(json.loads((_shard(task_copy, 1) / "plan.json").read_text())["cases"])
+    assert record.verdict.verdict == P.Verdict.TIMEOUT
+    assert f"{first_cases + 1} case(s) done" in record.verdict.message
+
+
+@pytest.mark.slow
+def test_a_tampered_result_in_one_shard_is_rejected_as_in_one_job(task_copy):
+    (_shard(task_copy, 2) / P.OUT_DIR / P.RESULT_FILE).write_text('{"stage": "done", "x": 1}')
+    record = _merge(task_copy)
+    assert record.verdict.verdict == P.Verdict.REJECTED and record.verdict.rule == "D205"
+
+
+@pytest.mark.slow
+def test_a_shard_whose_judge_failed_leaves_the_task_unverified_never_incorrect(task_copy):
+    _fail_last_case(_shard(task_copy, 2))  # evidence of a wrong case in the other shard
+    first = _shard(task_copy, 1)
+    (first / P.JUDGE_FILE).unlink()
+    (first / P.JUDGE_LOG).write_text("RuntimeError: reference worker out of memory\n")
+    record = _merge(task_copy)
+    assert record.verdict.verdict == P.Verdict.UNVERIFIED  # an unsharded job's failed judge
+    assert "reference worker failed" in record.verdict.message
+    assert "out of memory" in record.verdict.message
+
+
+@pytest.mark.slow
+def test_an_earlier_attempt_s_files_never_mix_into_the_merge(task_copy):
+    task = task_copy / "jobs" / TASK
+    (task / "shard-3").mkdir()  # a split of a run resumed on more slots
+    (task / P.JUDGE_LOG).write_text("stale")
+    _merge(task_copy)
+    assert not (task / "shard-3").exists() and not (task / P.JUDGE_LOG).exists()
+
+
+def test_the_merged_sandbox_record_keeps_each_case_s_timed_window():
+    """Clocked evidence of two shards laid end to end: each case's timing-loop window is its
+    own shard's, and no mark of one shard falls inside the other's."""
+    from kgb.runner.shards import _merged_exec
+    from kgb.runner.speed import window_ms
+
+    def record(case: str, start: float, end: float, worker_s: float) -> P.ExecRecord:
+        return P.ExecRecord("process", 0, False, worker_s + 1, False, channel=True,
+                            marks=(P.Mark(f"start {case}", start), P.Mark(f"end {case}", end)),
+                            commits=(P.Commit(case, ("f",), (0,), end),), compile_s=1.0,
+                            worker_s=worker_s, output_used=10, output_cap=100, output_free=50)
+
+    merged = _merged_exec([record("a", 3.0, 3.5, 5.0), record("b", 1.0, 1.25, 4.0)])
+    timed = {c: P.TimedCase(c, (0.1,), 1, ("f",), (0,)) for c in ("a", "b")}
+    assert window_ms(timed["a"], merged) == pytest.approx(500.0)
+    assert window_ms(timed["b"], merged) == pytest.approx(250.0)
+    assert min(m.t for m in merged.marks[2:]) > max(m.t for m in merged.marks[:2])
+    assert merged.channel and merged.compile_s == 2.0 and merged.worker_s == 5.0
+    assert [c.case for c in merged.commits] == ["a", "b"] and merged.commits[1].t > 5.0
