@@ -11,6 +11,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -68,7 +69,7 @@ def pool(actors: int = 2):
     place._busy = {a.name: 0 for a in place._actors}
     place._cond = threading.Condition()
     place._runs, place._local, place._by_id = {}, threading.local(), {}
-    place._stopped = threading.Event()
+    place._stopped, place._replaced = threading.Event(), 0
     return place
 
 
@@ -135,10 +136,11 @@ def test_a_cancelled_or_late_request_stops_its_run_and_is_an_infra_error(tmp_pat
     assert place._by_id == {} and place._runs == {}  # nothing kept past the request
 
 
-def test_a_lost_actors_job_runs_again_on_another_and_the_loss_is_kept(monkeypatch):
+def test_a_lost_actors_job_runs_again_on_another_and_the_actor_is_replaced(monkeypatch):
     """The pool's job call (its request's files with the job) through RayPlacement's retry:
     the first actor's worker dies, the job is answered by the second, the lost attempt is in
-    the retries the report shows, and the dead actor takes no further job."""
+    the retries the report shows, the dead actor takes no further job and a new actor takes
+    its place (a long-lived pool would otherwise shrink to nothing)."""
     place = pool()
 
     class RayError(Exception):
@@ -152,6 +154,7 @@ def test_a_lost_actors_job_runs_again_on_another_and_the_loss_is_kept(monkeypatc
     class Handle:
         def __init__(self, name: str) -> None:
             self.name = name
+            self.ready = SimpleNamespace(remote=lambda: ("ready", name))
             self.run_request = SimpleNamespace(remote=self._run)
             self.stop_request = SimpleNamespace(remote=lambda key: None)
 
@@ -162,6 +165,8 @@ def test_a_lost_actors_job_runs_again_on_another_and_the_loss_is_kept(monkeypatc
             return self.name
 
     def get(ref, timeout=None):
+        if ref[0] == "ready":
+            return (f"node-{ref[1]}", "10.0.0.9", "cpu", "cpu")
         if ref == "kgb-slot-0":
             raise RayError("the actor died unexpectedly")
         return "answer"
@@ -172,6 +177,13 @@ def test_a_lost_actors_job_runs_again_on_another_and_the_loss_is_kept(monkeypatc
                                                            RayTaskError=RayTaskError))
     for actor in place._actors:
         actor.handle = Handle(actor.name)
+    started: list[tuple] = []
+
+    def launch(spec, bundle, name):
+        started.append((spec, bundle, name))
+        return Handle(name)
+
+    place._launch, place.device_name = (SimpleNamespace(remote=launch), "spec", "bundle"), "cpu"
     monkeypatch.setattr(place, "_finish", lambda job, ctx, answer, retries, started:
                         (answer, retries))
     place._runs["r1"] = ("/host/sub", {"k.py": b"x"}, {"activation.relu": {"task.toml": b"id"}})
@@ -181,4 +193,11 @@ def test_a_lost_actors_job_runs_again_on_another_and_the_loss_is_kept(monkeypatc
     assert calls == ["kgb-slot-0", "kgb-slot-1"] and answer == "answer"
     assert [(r.node, r.slot) for r in retries] == [("node-0", "cpu")]
     assert "died unexpectedly" in retries[0].reason
-    assert place._live == {"kgb-slot-1"}
+    for _ in range(50):  # the replacement starts in the background
+        if not place._starting:
+            break
+        time.sleep(0.1)
+    assert started == [("spec", "bundle", "kgb-slot-r1")]
+    assert place._live == {"kgb-slot-1", "kgb-slot-r1"}  # kgb-slot-0 takes no further job
+    new = next(a for a in place._actors if a.name == "kgb-slot-r1")
+    assert (new.node, new.slot, place._busy[new.name]) == ("node-kgb-slot-r1", "cpu", 0)

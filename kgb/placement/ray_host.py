@@ -60,6 +60,8 @@ class RayPlacement:
     the run's device kind and slots), `open(ctx, jobs)` once the run's context exists, `run`
     from the scheduler's threads, `close` always."""
 
+    _starting = 0  # actors starting in place of lost ones (kgb.placement.ray_pool)
+
     def __init__(self, address: str, device: str, jobs: int = 1, timing: bool = True) -> None:
         self.ray = import_ray()
         self.address = address
@@ -142,14 +144,12 @@ class RayPlacement:
         """One actor per slot on `spec` and `bundle` (an object ref); returns when they hold
         a slot — those that got none in time are dropped, and none at all is an InfraError."""
         ray = self.ray
-        remote = ray.remote(actor_class)
         need = ({"num_gpus": 1.0 / self.jobs_per_gpu, "num_cpus": 1} if self.kind == "cuda"
                 else {"num_cpus": 1})
+        self._launch = (ray.remote(actor_class).options(
+            max_concurrency=3, max_restarts=0, max_task_retries=0, **need), spec, bundle)
         for i in range(len(self.slots)):
-            name = f"kgb-slot-{i}"
-            handle = remote.options(max_concurrency=3, max_restarts=0, max_task_retries=0,
-                                    **need).remote(spec, bundle, name)
-            self._actors.append(_Actor(handle, name))
+            self._actors.append(self._new_actor(f"kgb-slot-{i}"))
         pending = {a.handle.ready.remote(): a for a in self._actors}
         deadline = time.monotonic() + READY_TIMEOUT_S
         names, failed = set(), []
@@ -176,6 +176,12 @@ class RayPlacement:
         if len(names) > 1:
             raise InfraError(f"--ray {self.address}: the cluster mixes devices "
                              f"({', '.join(sorted(names))}); one run judges one device model")
+        self.device_name = names.pop() if names else ""
+
+    def _new_actor(self, name: str) -> _Actor:
+        """An actor of the run started (not yet holding its slot: its `ready` says when)."""
+        options, spec, bundle = self._launch
+        return _Actor(options.remote(spec, bundle, name), name)
 
     def release(self) -> None:
         """Every actor of the run closed (judges, sandboxes, node folders) and killed."""
@@ -236,7 +242,7 @@ class RayPlacement:
             while True:
                 if cancel.is_set():
                     raise JobCancelled(task_id)
-                if not self._live:
+                if not self._live and not self._starting:
                     raise InfraError("every Ray actor of the run was lost")
                 free = [a for a in self._actors
                         if a.name in self._live and self._busy[a.name] < self.depth]

@@ -10,8 +10,9 @@ own pipeline on its node (layer 1, the sandbox, the trusted judge: the same jobs
 typed `JobResult` as the local Verifier.
 
 Faults are RayPlacement's: a request whose actor, worker or node is lost runs again on another
-actor (its result's entry lists the lost attempts: `entry["placement"]["retries"]`, also
-`JobResult.entry`); one whose every attempt was lost, a passed deadline or a cancel is a result
+actor (its result's entry lists the lost attempts: `entry["placement"]["retries"]`), and the
+lost actor is replaced by a new one wherever the cluster has room; a request whose every
+attempt was lost, a passed deadline or a cancel is a result
 with status `infra_error`, never a verdict. A request's cancel stops its own job on the actor
 (its sandbox killed as on a timeout); the actor serves the next request."""
 
@@ -32,7 +33,7 @@ from typing import Any
 from kgb.api import JobResult, _job, infra_result
 from kgb.errors import BadInput, InfraError, Interrupted
 from kgb.placement.files import Files, pack, unpack
-from kgb.placement.ray_host import BUNDLE_CAP, RayPlacement, _Actor
+from kgb.placement.ray_host import BUNDLE_CAP, READY_TIMEOUT_S, RayPlacement, _Actor
 from kgb.placement.ray_slot import Answer, Bundle, SlotActor, SlotSpec, _safe_key
 from kgb.sandbox.base import Limits
 from kgb.serve.executor import DEADLINE_PASSED, ExecOptions, VerifyRequest
@@ -108,13 +109,21 @@ class RayPool(RayPlacement):
     releases the actors and leaves the cluster."""
 
     def __init__(self, address: str, device: str, slots: int | None = None) -> None:
-        super().__init__(address, device, jobs=slots or 1, timing=True)
+        super().__init__(address, device, jobs=1, timing=True)
+        if slots is not None:  # at most one actor per GPU: timed runs take a GPU each
+            if self.kind == "cuda" and slots > len(self.slots):
+                if self._owned:
+                    self.ray.shutdown()
+                raise BadInput(f"slots={slots}: the cluster has {len(self.slots)} GPU(s), and "
+                               "timed runs take one kernel per GPU at a time")
+            self.slots = (self.device,) * slots
         self._runs: dict[str, tuple[str, Files, dict[str, Files]]] = {}
         self._local = threading.local()
         self._requests: set[int] = set()
         self._by_id: dict[int, _Request] = {}
         self._stopped = threading.Event()
         self._watcher: threading.Thread | None = None
+        self._replaced = 0  # actors started in place of lost ones
 
     def start_pool(self, sandbox: str, static: bool) -> None:
         """The actors, started on the sandbox backend this host resolves (as a run's)."""
@@ -190,6 +199,51 @@ class RayPool(RayPlacement):
                     req.run_cancel.set()
             if closing:
                 return
+
+    # ------------------------------------------------------------ lost actors replaced
+    def _drop(self, actor: _Actor) -> None:
+        """A lost actor is replaced (a run's are not: it ends soon; a pool serves for hours,
+        and would otherwise shrink with every lost node until it refuses every request)."""
+        super()._drop(actor)
+        if self._stopped.is_set():
+            return
+        with self._cond:
+            self._starting += 1
+            self._replaced += 1
+            name = f"kgb-slot-r{self._replaced}"
+        threading.Thread(target=self._replace, args=(name,), name="kgb-ray-replace",
+                         daemon=True).start()
+
+    def _replace(self, name: str) -> None:
+        ray, actor = self.ray, None
+        try:
+            actor = self._new_actor(name)
+            ref = actor.handle.ready.remote()
+            deadline = time.monotonic() + READY_TIMEOUT_S
+            while not ray.wait([ref], timeout=WATCH_S)[0]:
+                if self._stopped.is_set() or time.monotonic() > deadline:
+                    raise TimeoutError(name)
+            actor.node, actor.node_ip, actor.slot, device = ray.get(ref)
+            if device != self.device_name:  # one Verifier judges one device model
+                raise RuntimeError(device)
+            with self._cond:
+                if self._stopped.is_set():
+                    raise RuntimeError("closed")
+                self._actors.append(actor)
+                self._live.add(actor.name)
+                self._busy[actor.name] = 0
+                actor = None  # the pool's now
+        except Exception:  # no slot for it (the node is gone, the cluster is full): fewer slots
+            pass
+        finally:
+            if actor is not None:
+                try:
+                    ray.kill(actor.handle)
+                except Exception:
+                    pass
+            with self._cond:
+                self._starting -= 1
+                self._cond.notify_all()
 
     def _submit(self, actor: _Actor, job, ctx) -> Any:
         with self._cond:
