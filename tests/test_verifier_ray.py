@@ -82,8 +82,8 @@ def executor(place, monkeypatch, workdir: Path, outcome, deadline_s: float = 60.
     def run_verify(options, quiet=False, placement=None):
         ctx = SimpleNamespace(run_id="r1", submission_root=options.submission,
                               cancel=threading.Event())
-        placement.open(ctx, [])
-        try:
+        try:  # as kgb.runner.verify: release is registered before open
+            placement.open(ctx, [])
             return outcome(placement, ctx)
         finally:
             placement.release()
@@ -201,3 +201,18 @@ def test_a_lost_actors_job_runs_again_on_another_and_the_actor_is_replaced(monke
     assert place._live == {"kgb-slot-1", "kgb-slot-r1"}  # kgb-slot-0 takes no further job
     new = next(a for a in place._actors if a.name == "kgb-slot-r1")
     assert (new.node, new.slot, place._busy[new.name]) == ("node-kgb-slot-r1", "cpu", 0)
+
+
+def test_two_live_requests_never_share_a_run_id(tmp_path, monkeypatch):
+    """Run ids are 32 bits: were two live requests' ids the same, the second's job would go
+    out with the first one's files and be judged on the wrong kernel. It is refused instead
+    (infra_error), and the first request's files are untouched."""
+    place = pool()
+    place._runs["r1"] = ("/host/first", {"k.py": b"first"}, {})
+
+    def never(place, ctx):
+        raise AssertionError("the run went on")
+
+    (result,) = executor(place, monkeypatch, tmp_path, never).run(_request(), threading.Event())
+    assert result.status == "infra_error" and "already in use" in result.message
+    assert place._runs == {"r1": ("/host/first", {"k.py": b"first"}, {})}

@@ -162,6 +162,8 @@ class RayPool(RayPlacement):
         tasks = {job.task.id: pack(job.task.folder, BUNDLE_CAP)[0] for job in every
                  if job.kernel is not None}
         with self._cond:
+            if ctx.run_id in self._runs:  # 32-bit run ids: two live runs must never share
+                raise InfraError(f"run id {ctx.run_id} is already in use; retry")  # files
             self._runs[ctx.run_id] = (str(ctx.submission_root),
                                       pack(ctx.submission_root, BUNDLE_CAP)[0], tasks)
             req.run_cancel, req.run_id = ctx.cancel, ctx.run_id
