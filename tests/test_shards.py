@@ -8,13 +8,14 @@ that run's real shard folders, each changed as the failing shard would have left
 
 from __future__ import annotations
 
+import itertools
 import json
 import shutil
 from pathlib import Path
 
 import pytest
-
 from conftest import run_kgb
+
 from kgb import protocol as P
 from kgb.runner.shards import merge_shards, shard_counts, split_cases
 from kgb.sandbox.base import Limits
@@ -55,7 +56,7 @@ def test_split_cases_is_contiguous_balanced_and_complete():
     for weights, n in (([1.0] * 7, 3), ([5.0, 1.0, 1.0, 1.0, 9.0], 2), ([0.0] * 6, 3)):
         ranges = split_cases(weights, n)
         assert ranges[0][0] == 0 and ranges[-1][1] == len(weights)
-        assert all(a[1] == b[0] for a, b in zip(ranges, ranges[1:]))
+        assert all(a[1] == b[0] for a, b in itertools.pairwise(ranges))
         assert all(end - start >= 2 for start, end in ranges)
 
 
@@ -230,3 +231,59 @@ def test_the_merged_sandbox_record_keeps_each_case_s_timed_window():
     assert min(m.t for m in merged.marks[2:]) > max(m.t for m in merged.marks[:2])
     assert merged.channel and merged.compile_s == 2.0 and merged.worker_s == 5.0
     assert [c.case for c in merged.commits] == ["a", "b"] and merged.commits[1].t > 5.0
+
+
+def _idle_ghosts(shard: Path) -> None:
+    """The shard's judge found every ghost call an idle answer (kgb.judge.ghost): INFRA."""
+    from kgb.judge.ghost import UNABLE
+
+    path = shard / P.JUDGE_FILE
+    judged = json.loads(path.read_text())
+    for case in judged["cases"]:
+        for call in case["calls"]:
+            if call["kind"] == "ghost":
+                call.update(status="infra", message=UNABLE, max_abs=None, rel_l2=None)
+    path.write_text(json.dumps(judged))
+
+
+@pytest.mark.slow
+def test_the_ghost_rule_over_a_job_s_cases_is_decided_over_the_task_s(task_copy):
+    """A job none of whose ghost calls could tell is unverified (kgb.judge.ghost): one shard
+    whose ghosts were all idle answers does not make the task so while another's told."""
+    _idle_ghosts(_shard(task_copy, 1))
+    record = _merge(task_copy)
+    assert record.verdict.verdict == P.Verdict.PASSED, record.verdict.message
+
+
+@pytest.mark.slow
+def test_a_task_none_of_whose_ghosts_could_tell_stays_unverified(task_copy):
+    _idle_ghosts(_shard(task_copy, 1))
+    _idle_ghosts(_shard(task_copy, 2))
+    record = _merge(task_copy)
+    assert record.verdict.verdict == P.Verdict.UNVERIFIED
+    assert "ghost check (D301) could not run" in record.verdict.message
+
+
+@pytest.mark.slow
+def test_a_resumed_run_reuses_a_shard_only_where_its_cases_are_this_split_s(sharded):
+    """--resume: a shard's journal entry counts only for the very cases it ran (a run resumed
+    on another number of slots splits its tasks otherwise and reruns those shards)."""
+    from types import SimpleNamespace
+
+    from kgb.runner.journal import finished
+    from kgb.runner.plan import Job, plan_cases
+    from kgb.runner.shards import _reuse_shard
+    from kgb.tasks.index import index_suite
+
+    task = index_suite(Path("tasks")).load(TASK)
+    cases = plan_cases(task, "cpu", 0)
+    first = len(_entry(sharded)["shards"][0]["cases"])
+    ctx = SimpleNamespace(out_dir=sharded)
+
+    def reuse(work):
+        return finished(sharded / "jobs" / work[0].folder)
+
+    same = Job(task, None, cases[:first], "cpu", shard=(0, 2))
+    other = Job(task, None, cases[:first - 1], "cpu", shard=(0, 2))
+    assert _reuse_shard((same, ctx), reuse) is not None
+    assert _reuse_shard((other, ctx), reuse) is None

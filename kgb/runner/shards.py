@@ -390,10 +390,37 @@ def _write_merged(files: list[_ShardFiles], task_dir: Path) -> None:
         return
     judges = [f.judge for f in files if f.judge is not None]
     write_json_atomic(task_dir / P.JUDGE_FILE, P.to_json(P.JudgeResult(
-        cases=tuple(c for j in judges for c in j.cases),
+        cases=ghosts_over_union(tuple(c for j in judges for c in j.cases)),
         timed_checks=tuple(c for j in judges for c in j.timed_checks),
         baselines=tuple(b for j in judges for b in j.baselines),
         phases=tuple(p for j in judges for p in j.phases))))
+
+
+def ghosts_over_union(cases: tuple[P.CaseJudgement, ...]) -> tuple[P.CaseJudgement, ...]:
+    """The judge's one rule over a job's cases, again over the task's: where no ghost call of
+    a job could tell (each one's answer was what a no-op leaves), kgb.judge.ghost makes them
+    INFRA (unverified, fail closed). Each shard's judge applied it to its own cases; over the
+    union, a shard whose ghosts were all idle answers while another shard's ghost told gets
+    them back as the inconclusive passes the unsharded judge gives them (its message no
+    longer names which idle answer: the shard's judge replaced it)."""
+    ghosts = [c for case in cases for c in case.calls if c.kind == P.CallKind.GHOST]
+    if not any(c.status == P.CaseStatus.INFRA for c in ghosts):
+        return cases
+    from kgb.judge import ghost
+
+    told = any(c.status in (P.CaseStatus.PASSED, P.CaseStatus.FAILED)
+               and not c.message.startswith(ghost.INCONCLUSIVE[:13]) for c in ghosts)
+    if not told:
+        return cases
+    back = ghost.INCONCLUSIVE.format(what="what a no-op leaves")
+
+    def undo(call: P.CallJudgement) -> P.CallJudgement:
+        if call.kind == P.CallKind.GHOST and call.status == P.CaseStatus.INFRA \
+                and call.message == ghost.UNABLE:
+            return replace(call, status=P.CaseStatus.PASSED, message=back)
+        return call
+
+    return tuple(replace(case, calls=tuple(undo(c) for c in case.calls)) for case in cases)
 
 
 # How the sandbox records' fields merge where "the largest" is not the answer (below).
