@@ -287,3 +287,66 @@ def test_a_resumed_run_reuses_a_shard_only_where_its_cases_are_this_split_s(shar
     other = Job(task, None, cases[:first - 1], "cpu", shard=(0, 2))
     assert _reuse_shard((same, ctx), reuse) is not None
     assert _reuse_shard((other, ctx), reuse) is None
+
+
+def test_run_sharded_splits_merges_once_and_leaves_a_stopped_task_unfinished(monkeypatch,
+                                                                            tmp_path):
+    """The control flow around the schedule, with the schedule and the merge stubbed: a
+    split task is merged once all its shards finished, never from part of them; the progress
+    shows one start and one end per task; `off` hands the works over untouched."""
+    from types import SimpleNamespace
+
+    import kgb.runner.schedule as schedule
+    import kgb.runner.shards as shards
+    from kgb.runner.plan import Job, plan_cases
+    from kgb.tasks.index import index_suite
+
+    task = index_suite(Path("tasks")).load(TASK)
+    job = Job(task, SimpleNamespace(entry=None), plan_cases(task, "cpu", 0), "cpu")
+    ctx = SimpleNamespace(timing=False, out_dir=tmp_path, limits=Limits(wall_time_s=600.0))
+    seen: dict = {}
+
+    def fake_run_works(works, slots, cancel, progress, reuse, placement=None, stop=None):
+        seen["works"] = works
+        for part, _ in works:
+            progress.start(part.task.id)
+        done = works if stop is None else works[:stop]
+        for part, _ in done:
+            progress.done(part.task.id, "passed")
+        return schedule.ScheduleOutcome(tuple((p, f"record of {p.folder}") for p, _ in done),
+                                        interrupted=None if stop is None else "SIGINT")
+
+    merged: list = []
+    monkeypatch.setattr(shards, "merge_shards",
+                        lambda task_dir, dirs, out, limits: merged.append(dirs) or "merged")
+
+    class Progress:
+        def __init__(self) -> None:
+            self.lines: list = []
+
+        def start(self, name):
+            self.lines.append(("start", name))
+
+        def done(self, name, verdict):
+            self.lines.append(("done", name))
+
+    monkeypatch.setattr(schedule, "run_works", fake_run_works)
+    progress = Progress()
+    outcome = shards.run_sharded([(job, ctx)], ("cpu", "cpu"), None, progress,
+                                 lambda w: None, mode="on")
+    assert [p.folder for p, _ in seen["works"]] == [f"{TASK}/shard-1", f"{TASK}/shard-2"]
+    assert [c.id for p, _ in seen["works"] for c in p.cases] == [c.id for c in job.cases]
+    assert outcome.results == ((job, "merged"),)
+    assert merged == [[tmp_path / "jobs" / TASK / "shard-1", tmp_path / "jobs" / TASK / "shard-2"]]
+    assert progress.lines == [("start", TASK), ("done", TASK)]
+
+    monkeypatch.setattr(schedule, "run_works",
+                        lambda *a, **k: fake_run_works(*a, **k, stop=1))
+    outcome = shards.run_sharded([(job, ctx)], ("cpu", "cpu"), None, Progress(),
+                                 lambda w: None, mode="on")
+    assert outcome.results == () and outcome.interrupted == "SIGINT" and len(merged) == 1
+
+    monkeypatch.setattr(schedule, "run_works", fake_run_works)
+    shards.run_sharded([(job, ctx)], ("cpu", "cpu"), None, Progress(), lambda w: None,
+                       mode="off")
+    assert [p for p, _ in seen["works"]] == [job]

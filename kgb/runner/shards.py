@@ -200,17 +200,16 @@ def run_sharded(works: list[Work], slots: tuple[str, ...], cancel: threading.Eve
         if group is None:
             results += finished
             continue
-        if len(finished) < len(group.shards) or failure is not None \
-                or outcome.interrupted is not None:
-            continue  # the run stopped: the shards' own entries are the journal
+        if len(finished) < len(group.shards):
+            continue  # the run stopped first: the finished shards' entries are the journal
         jobs_dir = ctx.out_dir / "jobs"
         try:
             results.append((job, merge_shards(jobs_dir / job.folder,
                                               [jobs_dir / s.folder for s in group.shards],
                                               ctx.out_dir, ctx.limits)))
-        except (P.ProtocolError, OSError) as exc:
+        except Exception as exc:  # kgb's own failure: exit 3 with a partial report, as a job's
             failure = failure or InfraError(f"internal error merging the shards of "
-                                            f"{job.task.id}: {exc}")
+                                            f"{job.task.id}: {exc!r}")
     return ScheduleOutcome(tuple(results), failure, outcome.interrupted)
 
 
