@@ -163,6 +163,38 @@ def test_a_token_is_required_when_set_and_off_loopback(suite):
         KgbServer(ServeOptions(host="0.0.0.0", port=0), v)
 
 
+class _SlowSecondUse:
+    """The server's count lock, slow on its second use (the request's decrement)."""
+
+    def __init__(self) -> None:
+        self.lock, self.uses = threading.Lock(), 0
+
+    def __enter__(self) -> None:
+        self.lock.acquire()
+        self.uses += 1
+        if self.uses == 2:
+            time.sleep(0.5)
+
+    def __exit__(self, *exc: object) -> None:
+        self.lock.release()
+
+
+def test_a_refused_request_stops_counting_before_it_is_answered(suite, monkeypatch):
+    """A client that got its 4xx and asks /v1/health at once sees no request in flight (the
+    refusal went out before the count dropped: the token test's health check failed at load
+    20-30)."""
+    original = KgbServer.__init__
+
+    def init(self, *args, **kwargs):
+        original(self, *args, **kwargs)
+        self.count_lock = _SlowSecondUse()
+
+    monkeypatch.setattr(KgbServer, "__init__", init)
+    with serving(suite, warm="off") as port:
+        assert post(port, {"task": "no.such", "source": RELU})[0] == 404
+        assert healthy(port)
+
+
 @pytest.mark.parametrize("warm", ["off", "on"])
 def test_kgb_failures_and_deadlines_are_infra_errors_not_verdicts(suite, warm):
     with serving(suite, sandbox="no-such-backend", warm=warm) as port:

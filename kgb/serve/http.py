@@ -220,20 +220,22 @@ class Handler(BaseHTTPRequestHandler):
         scratch = Path(tempfile.mkdtemp(prefix="req-", dir=server.scratch))
         with server.count_lock:
             server.in_flight += 1
+        refused: tuple[int, str] | None = None
         try:
             request = parse_verify(body, self.headers.get("Content-Type", ""),
                                    server.verifier.index, scratch)
             results = server.verifier.submit(request).result()
         except HttpError as exc:
-            self._error(exc.status, exc.message)
-            return
+            refused = (exc.status, exc.message)
         except BadInput as exc:
-            self._error(400, exc.message)
-            return
-        finally:
+            refused = (400, exc.message)
+        finally:  # before any answer: a client's next /v1/health must not count this one
             with server.count_lock:
                 server.in_flight -= 1
             shutil.rmtree(scratch, ignore_errors=True)
+        if refused is not None:
+            self._error(*refused)
+            return
         infra = [r for r in results if r.infra_failure]
         status = 200 if not infra else 504 if infra[0].message == DEADLINE_PASSED else 503
         if request.submission is None:
