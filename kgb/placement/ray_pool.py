@@ -104,7 +104,7 @@ class _Request:
 
 
 class RayPool(RayPlacement):
-    """Connect (`RayPool(address, device, slots)`), `start(...)` once, then one run per
+    """Connect (`RayPool(address, device, slots)`), `start_pool(...)` once, then one run per
     request through `request(...)` and kgb.runner.verify.run_verify(placement=pool); `close`
     releases the actors and leaves the cluster."""
 
@@ -119,7 +119,6 @@ class RayPool(RayPlacement):
             self.slots = (self.device,) * slots
         self._runs: dict[str, tuple[str, Files, dict[str, Files]]] = {}
         self._local = threading.local()
-        self._requests: set[int] = set()
         self._by_id: dict[int, _Request] = {}
         self._stopped = threading.Event()
         self._watcher: threading.Thread | None = None
