@@ -10,6 +10,7 @@ import sys
 import time
 
 import torch
+from conftest import ROOT
 
 from kgb import protocol as P
 from kgb.tasks.casegen import outputs_fingerprint
@@ -89,3 +90,14 @@ def test_late_calls_are_marked_in_the_result():
     cases = progress.result().cases
     assert [c.late_write for c in cases[0].calls] == [False, True]
     assert not cases[1].calls[0].late_write
+
+
+def test_a_kernel_registering_a_torch_library_op_gets_dynamo_before_its_run_time():
+    # its registration imports torch._dynamo; preimported, that is start-up, not its run time
+    from kgb.worker.main import needs_dynamo
+
+    fixtures = ROOT / "tests" / "fixtures" / "dynamic"
+    assert needs_dynamo(str(fixtures / "passed_relu_triton_op.py"))
+    assert needs_dynamo(str(fixtures / "passed_silu_custom_op_mutates_out.py"))
+    assert not needs_dynamo(str(ROOT / "tasks" / "Activation" / "relu" / "solution.py"))
+    assert not needs_dynamo(str(fixtures / "missing.py"))
