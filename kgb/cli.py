@@ -53,8 +53,8 @@ def cli() -> None:
 @click.option("--devices", default=None, metavar="0,1|all",
               help="GPU runs: the GPUs to use, one job per GPU at a time (default: GPU 0).")
 @click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True,
-              help="Jobs at once: interpreter jobs on the CPU; on GPUs, jobs per GPU, only "
-                   "with --timing off.")
+              help="Jobs at once: interpreter jobs on the CPU; on GPUs, jobs per GPU (timed: "
+                   "each timed window holds the GPU's timing lock, the other jobs frozen).")
 @click.option("--resume", is_flag=True,
               help="Continue the stopped run in --out: keep its seed and finished jobs, run the "
                    "rest (same submission, suite and options required).")
@@ -419,8 +419,8 @@ def suite() -> None:
               type=click.Choice(["auto", "docker", "bwrap", "process"]))
 @click.option("--only", default=None, help="Comma-separated task ids (default: every task).")
 @click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True,
-              help="Jobs at once: interpreter jobs on the CPU; on GPUs, jobs per GPU, only "
-                   "with --timing off.")
+              help="Jobs at once: interpreter jobs on the CPU; on GPUs, jobs per GPU (timed: "
+                   "each timed window holds the GPU's timing lock, the other jobs frozen).")
 @click.option("--devices", default=None, metavar="0,1|all",
               help="GPU runs: the GPUs to use, one job per GPU at a time (default: GPU 0).")
 @click.option("--timing", type=click.Choice(["on", "off"]), default="on", show_default=True,

@@ -406,6 +406,18 @@ class Commit:
 
 
 @dataclass(frozen=True)
+class LockWindow:
+    """One grant of a shared GPU's timing lock, on the supervisor's clock (seconds since the
+    worker started, as marks): the timed marks of a job on a shared GPU count only inside one
+    that is exclusive and was not revoked (kgb.runner.speed, kgb/runner/gpu_share.py)."""
+
+    start: float
+    end: float | None  # None: still open when the supervisor reported (never seen closed)
+    exclusive: bool  # every other job on the GPU frozen and the GPU drained at the grant
+    revoked: bool = False  # taken back by the host at the holder's bound
+
+
+@dataclass(frozen=True)
 class ExecRecord:
     """What the sandbox saw of the worker (exec.json): nothing the worker can write."""
 
@@ -435,6 +447,11 @@ class ExecRecord:
     # After start-up: how long the worker's main thread waited for a CPU (the machine's other
     # load), also credited from the compile budget (kgb/sandbox/_supervisor.py).
     waited_s: float | None = None
+    # The GPU was shared with other jobs (--jobs N with timing on): the timing lock's granted
+    # windows, and the seconds other jobs' windows kept this one frozen (not its time).
+    shared_gpu: bool = False
+    windows: tuple[LockWindow, ...] = ()
+    frozen_s: float | None = None
 
 
 @dataclass(frozen=True)

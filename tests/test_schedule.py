@@ -127,7 +127,6 @@ def test_resumed_jobs_are_not_run_again(monkeypatch):
 @pytest.mark.parametrize("device, devices, n, message", [
     ("cpu", "0", 1, "--devices applies to GPU runs"),
     ("cpu", None, 0, "--jobs 0"),
-    ("cuda:0", None, 2, "--jobs on GPUs needs --timing off"),
     ("cuda:0", "7", 1, "--devices 7"),
     ("cuda:0", "x", 1, "give GPU indices"),
 ])
@@ -142,15 +141,23 @@ def test_cpu_slots():
 
 def test_untimed_gpu_runs_take_several_jobs_per_gpu_spread_over_the_gpus(monkeypatch):
     """A whole-suite correctness check on a GPU (--timing off) runs N jobs per GPU; a timed
-    run keeps one job per GPU, so no job's timings share a GPU."""
+    run with --jobs N does too, every GPU with more than one slot getting its timing lock
+    (kgb/runner/gpu_share.py), so no job's timings share a GPU."""
+    from kgb.runner.gpu_share import Shares
+
     import torch
 
     monkeypatch.setattr(torch.cuda, "device_count", lambda: 2)
     assert resolve_slots("cuda:0", None, 3, timing=False) == ("cuda:0",) * 3
     assert resolve_slots("cuda:0", "all", 2, timing=False) == ("cuda:0", "cuda:1") * 2
     assert resolve_slots("cuda:0", "all", 1) == ("cuda:0", "cuda:1")
-    with pytest.raises(BadInput, match="--timing off"):
-        resolve_slots("cuda:0", "all", 2)
+    timed = resolve_slots("cuda:0", "all", 2)
+    assert timed == ("cuda:0", "cuda:1") * 2
+    shares = Shares.for_slots(timed)
+    assert shares.get("cuda:0") is not None and shares.get("cuda:1") is not None
+    assert shares.get("cuda:0") is not shares.get("cuda:1")
+    assert Shares.for_slots(("cuda:0", "cuda:1")).by_device == ()  # one job per GPU: no lock
+    assert Shares.for_slots(("cpu",) * 3).by_device == ()  # the interpreter times nothing
 
 
 def test_several_slots_start_the_heaviest_jobs_first_and_report_in_plan_order(monkeypatch):

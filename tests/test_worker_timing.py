@@ -20,12 +20,21 @@ CASE = P.CaseSpec("large-float32-standard", "large", {"M": 4, "N": 4}, "float32"
 class Channel:
     def __init__(self) -> None:
         self.claims: list[tuple[str, int, int]] = []
+        self.events: list[str] = []
 
     def mark(self, label: str) -> None:
         pass
 
+    def lock(self) -> bool:  # the GPU's timing lock (kgb/runner/gpu_share.py)
+        self.events.append("lock")
+        return False
+
+    def unlock(self) -> None:
+        self.events.append("unlock")
+
     def commit(self, case: str, prints: list[str], nbytes: int) -> list[int]:
         self.claims.append((case, len(prints), nbytes))
+        self.events.append("commit")
         return [1, 3]
 
 
@@ -61,6 +70,14 @@ def test_any_other_save_failure_still_ends_the_worker(worker_side, monkeypatch):
     monkeypatch.setattr(timing, "save_outputs", broken)
     with pytest.raises(ValueError):
         timing._time_case(worker_side, 0, CASE, None, lambda x: x, Channel(), None)
+
+
+def test_the_timing_loop_and_the_profiled_call_each_hold_the_timing_lock(worker_side):
+    """On a shared GPU the loop (with its commit) and the profiled call run in two windows of
+    the GPU's timing lock; saving the kept outputs happens between them, unlocked."""
+    channel = Channel()
+    timing._time_case(worker_side, 0, CASE, None, lambda x: x, channel, None)
+    assert channel.events == ["lock", "commit", "unlock", "lock", "unlock"]
 
 
 def test_the_kept_outputs_are_saved_under_their_planned_names(worker_side, tmp_path):

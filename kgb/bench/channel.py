@@ -9,6 +9,7 @@ import json
 import os
 
 ENV = "KGB_CHANNEL"  # "3,4": the worker's fds for marks out and answers in
+LOCK_ENV = "KGB_LOCK"  # "1": this GPU is shared; ask for its timing lock before timing
 STAGE_MARK = "stage "  # prefix of the marks that open a worker stage (runtime, device, ...)
 
 
@@ -36,6 +37,20 @@ class Channel:
         """Open ("+") or close ("-") a compile/autotune interval, timed by the supervisor."""
         if self._out is not None:
             os.write(self._out, f"B {edge}\n".encode())
+
+    def lock(self) -> bool:
+        """Ask the supervisor for the GPU's exclusive timing lock (kgb/sandbox/_supervisor.py,
+        point 9) and wait for it; True once granted. Where the GPU is not shared there is
+        nothing to ask for. Only the supervisor's record of the window counts on the trusted
+        side, never this answer."""
+        if self._out is None or os.environ.get(LOCK_ENV) != "1":
+            return False
+        os.write(self._out, b"T +\n")
+        return self._in.readline().strip() == "T"
+
+    def unlock(self) -> None:
+        if self._out is not None and os.environ.get(LOCK_ENV) == "1":
+            os.write(self._out, b"T -\n")
 
     def commit(self, case: str, fingerprints: list[str], nbytes: int) -> list[int]:
         """Indices of the outputs to keep, chosen by the supervisor (kgb/sandbox/_supervisor.py,

@@ -21,6 +21,7 @@ from kgb.bench.conditions import conditions, snapshot
 from kgb.bench.neighbours import NeighbourWatch
 from kgb.jsonfiles import write_json_atomic
 from kgb.runner.baseline_cache import BaselineCache, Key, unclean
+from kgb.runner.gpu_share import Shares
 from kgb.runner.grade import CONDITIONS_FILE, PLAN_FILE, grade, read_result
 from kgb.runner.interpreter import scan
 from kgb.runner.journal import write_finished
@@ -53,6 +54,9 @@ class JobContext:
     # while the current one runs; off (--warm off) every job starts from nothing at its turn.
     warm: bool = True
     baseline_cache: BaselineCache | None = None  # the trusted store of baseline timings
+    # GPUs several timed jobs share (--jobs N with timing on): each one's timing lock
+    # (kgb/runner/gpu_share.py); a GPU not among them runs one job at a time.
+    shares: Shares = field(default_factory=Shares)
 
 
 class JobCancelled(Exception):
@@ -250,7 +254,12 @@ def _run_and_judge(job: Job, plan: P.PlanRecord, job_dir: Path, launch: _Launch,
             output_cap=ctx.limits.output_bytes,
             cached=ctx.baseline_cache.lookup(keys) if ctx.baseline_cache and keys else ())
         asked = time.monotonic()
-        _run_judge(request, job_dir, ctx)
+        share = ctx.shares.get(job.device) if timed else None
+        if share is not None:  # its baselines and empty-loop cost, timed with the others frozen
+            with share.exclusive(f"judge {job.task.id}", JUDGE_TIMEOUT_S, ctx.cancel):
+                _run_judge(request, job_dir, ctx)
+        else:
+            _run_judge(request, job_dir, ctx)
         clock.judge_s = time.monotonic() - asked
         if ctx.cancel.is_set():
             raise JobCancelled(job.task.id)
@@ -352,7 +361,8 @@ def _start_candidate(job: Job, plan: P.PlanRecord, job_dir: Path, ctx: JobContex
             ro_paths=runtime_paths() + (ctx.submission_root, job_dir),
             env=tuple(sorted(worker_env(job.device, tmp_dir, ctx.limits).items())),
             tmp_dir=tmp_dir, device=job.device, label=f"{ctx.run_id}/{job.task.id}",
-            cwd=out, cancel=ctx.cancel, keep_names=P.OUTPUT_NAMES, channel=True)
+            cwd=out, cancel=ctx.cancel, keep_names=P.OUTPUT_NAMES, channel=True,
+            share=ctx.shares.get(job.device) if plan.timing else None)
         return _Launch(ctx.sandbox.start(request, limits), tmp_dir, out)
     except BaseException:
         shutil.rmtree(tmp_dir, ignore_errors=True)
@@ -388,7 +398,10 @@ def _run_candidate(launch: _Launch, job: Job, job_dir: Path, ctx: JobContext) ->
                           sum(f.stat().st_size for f in out.iterdir() if f.is_file()),
                           ctx.limits.output_bytes, shutil.disk_usage(out).free,
                           channel.startup_s if channel else None,
-                          channel.waited_s if channel else None)
+                          channel.waited_s if channel else None,
+                          ctx.shares.get(job.device) is not None and job.device != "cpu",
+                          channel.windows if channel else (),
+                          channel.frozen_s if channel else None)
     write_json_atomic(job_dir / P.EXEC_FILE, P.to_json(record), indent=1)
     return execution
 
@@ -401,6 +414,8 @@ class _Channel:
     compile_s: float | None = None
     startup_s: float | None = None
     waited_s: float | None = None
+    windows: tuple[P.LockWindow, ...] = ()
+    frozen_s: float | None = None
 
 
 def _channel(raw: dict | None) -> _Channel | None:
@@ -410,9 +425,13 @@ def _channel(raw: dict | None) -> _Channel | None:
     try:
         marks = tuple(P.Mark(str(m[0]), float(m[1])) for m in raw.get("marks", ()))
         seconds = [raw.get(k) for k in ("compile_s", "startup_s", "waited_s")]
+        windows = tuple(P.LockWindow(float(w[0]), None if w[1] is None else float(w[1]),
+                                     bool(w[2]), bool(w[3])) for w in raw.get("windows", ()))
+        frozen = raw.get("frozen_s")
+        compile_s, startup_s, waited_s = (float(s) if s is not None else None for s in seconds)
         return _Channel(marks, P.parse(tuple[P.Commit, ...], raw.get("commits", [])),
-                        bool(raw.get("flooded")),
-                        *(float(s) if s is not None else None for s in seconds))
+                        bool(raw.get("flooded")), compile_s, startup_s, waited_s,
+                        windows, float(frozen) if frozen is not None else None)
     except (P.ProtocolError, TypeError, ValueError, IndexError):
         return None
 

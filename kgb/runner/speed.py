@@ -10,7 +10,11 @@ what the candidate cannot touch agrees with them:
   saw while timing must be those it saw while checking (D306);
 - the outputs the supervisor chose after the fingerprints were committed must be right (D308)
   and be the committed ones (D309) — the judge checked them;
-- the median may not beat the hardware: max(FLOPs / peak, bytes / bandwidth) (D307).
+- the median may not beat the hardware: max(FLOPs / peak, bytes / bandwidth) (D307);
+- on a GPU several jobs share (--jobs N with timing on), a case's timing loop must lie inside
+  one exclusive window of the GPU's timing lock, as its supervisor granted it (the others
+  frozen, the GPU drained): outside one, or in a window that was shared or revoked, its
+  speedup does not count, named — never a verdict (kgb/runner/gpu_share.py).
 
 A check that cannot run (no supervisor channel, no profiler, unknown hardware) is named in the
 facts and the job's speed is not reported as verified."""
@@ -100,6 +104,9 @@ def judge_speed(plan: P.PlanRecord, execution: P.ExecRecord | None, worker: P.Wo
         if base is not None and base.eager_ms and base.graph != timed.graph:
             unchecked.append(f"{timed.case}: the kernel and its baseline were timed in different "
                              "modes (CUDA graph or not): no speedup")
+    unlocked = [reason for timed in worker.timed
+                if (reason := outside_lock(timed, execution)) is not None]
+    unchecked += unlocked
     unsaved = [t for t in worker.timed if t.unsaved is not None]
     for timed in unsaved:  # the worker's word: it only ever costs the kernel its speedup
         unchecked.append(f"{timed.case}: timed outputs not re-checked, the output folder was "
@@ -113,7 +120,32 @@ def judge_speed(plan: P.PlanRecord, execution: P.ExecRecord | None, worker: P.Wo
         unchecked.append(f"the GPU throttled ({', '.join(throttled)}): no speedup counts; let "
                          "it cool or raise its power limit")
     return SpeedResult(tuple(out), violation, tuple(dict.fromkeys(unchecked)),
-                       not unsaved and not blind and not neighbours and throttled is None)
+                       not unsaved and not blind and not neighbours and throttled is None
+                       and not unlocked)
+
+
+def outside_lock(timed: P.TimedCase, execution: P.ExecRecord | None) -> str | None:
+    """Why a timed case on a shared GPU was not timed alone (None: it was, or the GPU was not
+    shared): its start/end marks, on the supervisor's clock, must both fall inside one granted
+    window that was exclusive and not revoked."""
+    if execution is None or not execution.shared_gpu:
+        return None
+    start = next((m.t for m in execution.marks if m.label == f"start {timed.case}"), None)
+    end = next((m.t for m in execution.marks if m.label == f"end {timed.case}"), None)
+    if start is None or end is None:
+        return None  # no marks: D304's window check names it (_window)
+    window = next((w for w in execution.windows
+                   if w.start <= start and w.end is not None and end <= w.end), None)
+    if window is None:
+        return (f"{timed.case}: timed outside the GPU's timing lock (the GPU is shared with "
+                "other jobs): no speedup counts")
+    if window.revoked:
+        return (f"{timed.case}: its timing window was revoked at its bound (the lock held too "
+                "long): no speedup counts")
+    if not window.exclusive:
+        return (f"{timed.case}: the GPU did not drain before its timing window (other jobs' "
+                "kernels may have run in it): no speedup counts")
+    return None
 
 
 def _case_timing(plan: P.PlanRecord, spec: P.CaseSpec, timed: P.TimedCase,

@@ -22,6 +22,7 @@ from kgb.report.files import write_human_reports
 from kgb.report.json_report import build_report, cost_for, job_entry, run_header, write_report
 from kgb.runner import journal
 from kgb.runner.execute import JobContext
+from kgb.runner.gpu_share import Shares
 from kgb.runner.judge_pool import JudgePool
 from kgb.runner.missing import missing_entry
 from kgb.runner.plan import Job, plan_jobs
@@ -113,18 +114,16 @@ def gpu_device_nodes() -> list[str]:
 def resolve_slots(device: str, devices: str | None, jobs: int,
                   timing: bool = True) -> tuple[str, ...]:
     """The devices jobs run on at once: `--jobs N` interpreter slots on the CPU, one slot per
-    GPU of `--devices` (default: the first GPU) on CUDA — or N per GPU when nothing is timed
-    (`--timing off`: correctness alone, e.g. a whole-suite adaptation check, is not disturbed
-    by another job's kernels on the same GPU)."""
+    GPU of `--devices` (default: the first GPU) on CUDA — or N per GPU: with `--timing off`
+    (correctness alone is not disturbed by another job's kernels on the same GPU), or timed,
+    each timed window under the GPU's exclusive timing lock with the other jobs frozen
+    (kgb/runner/gpu_share.py, docs/timing.md)."""
     if jobs < 1:
         raise BadInput(f"--jobs {jobs}: give 1 or more")
     if device == "cpu":
         if devices is not None:
             raise BadInput("--devices applies to GPU runs; on the CPU use --jobs N")
         return ("cpu",) * jobs
-    if jobs != 1 and timing:
-        raise BadInput("--jobs on GPUs needs --timing off (timed runs take one job per GPU at "
-                       "a time, so no job's timings share a GPU); or use --devices")
     return tuple(slot for _ in range(jobs) for slot in _gpu_slots(devices))
 
 
@@ -341,7 +340,9 @@ def open_run(options: VerifyOptions, stack: contextlib.ExitStack, placement,
                      timing=options.timing, baselines=options.baselines,
                      cuda_graph=options.cuda_graph, baseline_cache=cache,
                      warm=warm_pays(device, slots) if options.warm is None
-                     else options.warm)
+                     else options.warm,
+                     shares=Shares.for_slots(slots) if options.timing and placement is None
+                     else Shares())
     return OpenRun(options, out_dir, index, submission, scope, jobs, missing, slots, seed,
                    record, before is not None, sandbox, limits, ctx, cache, cache_state,
                    placement)

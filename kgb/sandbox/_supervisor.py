@@ -41,6 +41,18 @@ only, because it must also run from a bare imported image), and:
    clocks, reads the channel and answers the worker `G`; EOF instead of `go` (the host abandoned
    the start) kills the worker. The run-time limit, the start-up credit and `wall_s` all count
    from `go`: the wait is the previous job's time, never this one's.
+9. (with `lock`, several jobs sharing a GPU: kgb/runner/gpu_share.py) is the worker's only way
+   to the GPU's exclusive timing lock. `T +` from the worker becomes a live line on this
+   process's stdout (LOCK_TAG + `+`, read by the host while we run; nothing else is written
+   there before the end, where LOCK_TAG + `end` closes the live part); the host answers
+   `granted exclusive` (or `granted shared`: the GPU did not drain) on our stdin, and only then
+   do we answer the worker `T`. `T -` (or the worker's end) closes the window, and the host
+   hears `-`. Each granted window goes into the report on our clock ([start, end, exclusive,
+   revoked]); the host may `revoke` a window held past its bound. While another job holds the
+   lock the host freezes this whole sandbox (SIGSTOP or the cgroup freezer) and, before
+   thawing it, writes `frozen <seconds>`: the run-time deadline moves out by that much and
+   `wall_s` leaves it out (a verdict never depends on another job's window); stdin is read
+   before every deadline check, so a wake never times out a job whose credit is queued.
 
 Host-side helpers (`command`, `split_report`) live here too so both sides share one format.
 """
@@ -63,6 +75,8 @@ import sys
 import time
 
 REPORT_TAG = b"\n@@kgb-supervisor@@ "
+LOCK_TAG = b"@@kgb-lock@@ "  # live lines on the supervisor's stdout (point 9)
+MAX_FROZEN_S = 7 * 86400.0  # one `frozen` credit, at most (a host bug, not a lever)
 _PR_SET_PDEATHSIG, _PR_SET_DUMPABLE, _PR_CAPBSET_DROP = 1, 4, 24
 _PR_SET_CHILD_SUBREAPER, _PR_SET_NO_NEW_PRIVS = 36, 38
 _MNT_DETACH = 2
@@ -219,6 +233,8 @@ def _child(cfg: dict, libc: _Libc, out_w: int, err_w: int,
             env["KGB_CHANNEL"] = ",".join(map(str, CHANNEL_FDS))
             if cfg.get("hold"):  # wait for `G` on the answer fd after the imports
                 env["KGB_HOLD"] = "1"
+            if cfg.get("lock"):  # ask for the GPU's timing lock before each timed window
+                env["KGB_LOCK"] = "1"
         os.execve(argv[0], argv, env)
     except BaseException as exc:
         os.write(2, f"kgb sandbox: cannot start the worker: {exc}\n".encode())
@@ -376,8 +392,14 @@ def _discard(fd: int) -> int:
 class _Notary:
     """The supervisor's side of the channel (see the module docstring, point 7)."""
 
-    def __init__(self, mark_r: int, reply_w: int, start: float, pid: int | None = None) -> None:
+    def __init__(self, mark_r: int, reply_w: int, start: float, pid: int | None = None,
+                 lock: bool = False) -> None:
         self.mark_r, self.reply_w, self.start, self.pid = mark_r, reply_w, start, pid
+        self.lock = lock  # point 9: `T +`/`T -` go to the host; else they are answered `N`
+        self.asking = False  # a `T +` sent to the host, not yet granted
+        self.holding: list | None = None  # the open window: [start, None, exclusive, revoked]
+        self.windows: list = []
+        self.frozen_s = 0.0  # the host's `frozen` credits: seconds this sandbox was stopped
         self.secret = secrets.token_bytes(32)
         self.buffer = bytearray()
         self.received = 0
@@ -437,6 +459,8 @@ class _Notary:
                 self.startup_s += now - self.starting_since
                 self.starting_since = None
                 self.delay_base = _run_delay(self.pid)
+        elif kind == "T":
+            self._timing_lock(rest, at)
         elif kind == "C" and len(self.commits) < 10000:
             case, _, payload = rest.partition(" ")
             try:
@@ -458,12 +482,98 @@ class _Notary:
             except OSError:
                 pass
 
+    def _timing_lock(self, edge: str, at: float) -> None:
+        """The worker asks for (`+`) or gives back (`-`) the GPU's timing lock (point 9)."""
+        if edge == "+" and not self.asking and self.holding is None:
+            if not self.lock or len(self.windows) >= 10000:
+                self._answer(b"N\n")  # no lock here: the worker times unlocked (no speedup)
+                return
+            self.asking = True
+            _write_all(1, LOCK_TAG + b"+\n")
+        elif edge == "-" and (self.asking or self.holding is not None):
+            self.close_window(at, revoked=False)
+
+    def close_window(self, at: float, revoked: bool) -> None:
+        if self.holding is None and not self.asking:
+            return
+        if self.holding is not None:
+            self.holding[1], self.holding[3] = at, revoked
+            self.windows.append(self.holding)
+            self.holding = None
+        self.asking = False
+        if not revoked:  # a revoked window was taken back by the host: it knows
+            _write_all(1, LOCK_TAG + b"-\n")
+
+    def host_line(self, line: str) -> None:
+        """A line the host wrote on our stdin after `go`: a grant, a revoke, a frozen credit."""
+        at = round(time.monotonic() - self.start, 6)
+        word, _, arg = line.strip().partition(" ")
+        if word == "granted" and self.asking:
+            self.asking = False
+            self.holding = [at, None, arg == "exclusive", False]
+            self._answer(b"T\n")
+        elif word == "revoke" and self.holding is not None:
+            self.close_window(at, revoked=True)
+        elif word == "frozen":
+            try:
+                seconds = float(arg)
+            except ValueError:
+                return
+            if 0 <= seconds <= MAX_FROZEN_S:
+                self.frozen_s += seconds
+
+    def host_gone(self) -> None:
+        """The host closed our stdin: no grant will come; a waiting worker times unlocked."""
+        if self.asking:
+            self.asking = False
+            self._answer(b"N\n")
+
+    def _answer(self, line: bytes) -> None:
+        try:
+            os.write(self.reply_w, line)
+        except OSError:
+            pass
+
     def report(self) -> dict:
+        windows = self.windows + ([self.holding] if self.holding is not None else [])
         return {"marks": self.marks, "commits": self.commits,
+                "windows": windows, "frozen_s": round(self.frozen_s, 3),
                 "flooded": self.received > CHANNEL_CAP,
                 "compile_s": round(self.compile_seconds(time.monotonic()), 3),
                 "startup_s": round(self.startup_seconds(time.monotonic()), 3),
                 "waited_s": round(self.waited, 3)}
+
+
+class _HostLines:
+    """The host's lines on our stdin after `go` (point 9), read without blocking."""
+
+    def __init__(self, notary: _Notary) -> None:
+        self.notary, self.buffer, self.open = notary, b"", True
+        os.set_blocking(0, False)
+
+    def read(self) -> bool:
+        """Read what is there; False once the host closed our stdin."""
+        while self.open:
+            try:
+                chunk = os.read(0, 4096)
+            except (BlockingIOError, InterruptedError):
+                return True
+            except OSError:
+                chunk = b""
+            if not chunk:
+                self.open = False
+                self.notary.host_gone()
+                return False
+            self.buffer += chunk
+            while b"\n" in self.buffer:
+                line, _, self.buffer = self.buffer.partition(b"\n")
+                self.notary.host_line(line.decode("ascii", "replace"))
+            self.buffer = self.buffer[-256:]
+        return False
+
+    def drain(self) -> None:
+        if self.open:
+            self.read()
 
 
 def _run_delay(pid: int | None) -> float:
@@ -495,9 +605,19 @@ def _pump(cfg: dict, pid: int, out_r: int, err_r: int, notary: _Notary | None = 
         exited_fd = None
     start = time.monotonic()
     run_budget, compile_budget = float(cfg["timeout_s"]), float(cfg.get("compile_budget_s", 0))
+    host = _HostLines(notary) if notary is not None and notary.lock else None
+    if host is not None:
+        sel.register(0, selectors.EVENT_READ)
+
+    def frozen() -> float:
+        return notary.frozen_s if notary is not None else 0.0
 
     def past_deadline(now: float) -> bool:
-        """The run-time limit, moved out by start-up, compiling and waiting for a CPU."""
+        """The run-time limit, moved out by start-up, compiling and waiting for a CPU, and by
+        every second the host kept this sandbox frozen (point 9)."""
+        if host is not None:  # a credit written before the thaw is heard before the check
+            host.drain()
+        now -= frozen()
         if now <= start + run_budget:
             return False
         credit = notary.compile_seconds(now) + notary.startup_seconds(now) + \
@@ -516,6 +636,10 @@ def _pump(cfg: dict, pid: int, out_r: int, err_r: int, notary: _Notary | None = 
                 sel.unregister(exited_fd)
                 os.close(exited_fd)
                 exited_fd = None
+                continue
+            if host is not None and key.fd == 0:
+                if not host.read():
+                    sel.unregister(0)
                 continue
             if notary is not None and key.fd == notary.mark_r:
                 chunk = os.read(key.fd, 1 << 16)
@@ -563,6 +687,10 @@ def _pump(cfg: dict, pid: int, out_r: int, err_r: int, notary: _Notary | None = 
         sel.unregister(fd)
     if exited_fd is not None:
         os.close(exited_fd)
+    if host is not None and notary is not None:  # a window left open ends with the worker;
+        host.drain()                                # then the live part ends
+        notary.close_window(round(time.monotonic() - notary.start, 6), revoked=False)
+        _write_all(1, LOCK_TAG + b"end\n")
     os.close(out_r)
     os.close(err_r)
     if os.WIFSIGNALED(status):
@@ -573,7 +701,7 @@ def _pump(cfg: dict, pid: int, out_r: int, err_r: int, notary: _Notary | None = 
             "channel": notary.report() if notary is not None else None,
             "truncated": bool(dropped[out_r] or dropped[err_r]),
             "dropped_bytes": dropped[out_r] + dropped[err_r], "tree_killed": tree_dead,
-            "wall_s": round(time.monotonic() - start, 4),
+            "wall_s": round(time.monotonic() - start - frozen(), 4),
             "_stdout": bytes(kept[out_r]), "_stderr": bytes(kept[err_r])}
 
 
@@ -629,7 +757,7 @@ def main(argv: list[str]) -> int:
         if channel is not None:
             os.close(mark_w)
             os.close(reply_r)
-            notary = _Notary(mark_r, reply_w, time.monotonic(), pid)
+            notary = _Notary(mark_r, reply_w, time.monotonic(), pid, bool(cfg.get("lock")))
             if cfg.get("hold"):
                 _write_all(reply_w, b"G\n")
         report = _pump(cfg, pid, out_r, err_r, notary)

@@ -14,9 +14,12 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import ClassVar, Protocol
+from typing import TYPE_CHECKING, ClassVar, Protocol
 
 from kgb.errors import InfraError
+
+if TYPE_CHECKING:
+    from kgb.runner.gpu_share import GpuShare
 
 GiB = 1 << 30
 MiB = 1 << 20
@@ -96,6 +99,9 @@ class SandboxRequest:
     # The supervisor's channel (marks timed on its clock, commits it answers): fds 3 and 4 in
     # the worker; what it recorded comes back in ExecResult.channel.
     channel: bool = False
+    # A GPU several jobs share (--jobs N with timing on): the worker's timed windows take its
+    # exclusive timing lock through the supervisor, the others frozen (kgb/runner/gpu_share.py).
+    share: GpuShare | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)

@@ -174,7 +174,8 @@ class BwrapSandbox(Sandbox):
             shutil.rmtree(state, ignore_errors=True)
 
         return start_supervised(argv, sys.executable, config, limits, notes=notes,
-                                cancel=request.cancel, on_end=clean, hold=hold)
+                                cancel=request.cancel, on_end=clean, hold=hold,
+                                share=request.share, label=request.label)
 
     def _command(self, binary: str, request: SandboxRequest, limits: Limits, state: Path,
                  uid: int, root: bool) -> tuple[list[str], dict, list[str]]:

@@ -26,6 +26,7 @@ import tarfile
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -43,7 +44,7 @@ from kgb.sandbox.base import (
     register_backend,
     worker_seconds,
 )
-from kgb.sandbox.subproc import HOST_GRACE_S, REPORT_ROOM
+from kgb.sandbox.subproc import HOST_GRACE_S, REPORT_ROOM, LiveSplitter, LockLines
 
 WORKER_USER = "65534:65534"
 LABEL_RUN, LABEL_JOB, LABEL_OWNER = "kgb.run", "kgb.label", "kgb.owner"
@@ -190,14 +191,16 @@ class DockerSandbox(Sandbox):
             except docker.errors.DockerException as exc:
                 raise SandboxUnavailable(f"docker could not start the job's container: {exc}") \
                     from exc
+            lock = LockLines(request.share, request.label, limits.wall_time_s) \
+                if request.share is not None and request.channel else None
             config = {"argv": argv, "env": env, "cwd": str(request.cwd or request.out_dir),
                       "rlimits": {"core": 0}, "kill": "all", "kill_uid": 65534,
                       "timeout_s": limits.wall_time_s, "log_bytes": limits.log_bytes,
                       "compile_budget_s": compile_budget_s(limits, request.channel),
-                      "channel": request.channel, "hold": hold}
+                      "channel": request.channel, "hold": hold, "lock": lock is not None}
             try:
                 worker = _ExecStream(client, container, _supervisor.command(python, config),
-                                     limits)
+                                     limits, lock)
             except docker.errors.DockerException as exc:
                 raise SandboxUnavailable(f"docker failed while running the job: {exc}") from exc
         except BaseException:
@@ -216,9 +219,16 @@ class DockerSandbox(Sandbox):
                 # held and already gone: nothing of the candidate ran (see `stopped` below)
                 ended_held = bool(config.get("hold")) and \
                     not client.api.exec_inspect(worker.exec_id).get("Running", True)
-                worker.release()
-                code, out, err, host_timeout = self._await_worker(client, container, worker,
-                                                                  config, limits, request.cancel)
+                tenant = worker.lock.join(_Paused(container, worker), request.cancel) \
+                    if worker.lock is not None else None
+                worker.release()  # `go` (a start not held ignores it; the lock too)
+                try:
+                    code, out, err, host_timeout = self._await_worker(
+                        client, container, worker, config, limits, request.cancel,
+                        tenant.frozen_seconds if tenant is not None else None)
+                finally:
+                    if worker.lock is not None:
+                        worker.lock.leave()
             except docker.errors.DockerException as exc:
                 raise SandboxUnavailable(f"docker failed while running the job: {exc}") from exc
             stderr, report = _supervisor.split_report(err)
@@ -326,13 +336,16 @@ class DockerSandbox(Sandbox):
         return DeviceRequest(device_ids=ids, capabilities=[["gpu"]])
 
     def _await_worker(self, client, container, worker: _ExecStream, config: dict,
-                      limits: Limits, cancel: threading.Event | None = None):
+                      limits: Limits, cancel: threading.Event | None = None,
+                      frozen: Callable[[], float] | None = None):
         """Wait for the released supervisor; (exit code, stdout, stderr, host timed out or
-        cancelled)."""
+        cancelled). `frozen`: seconds the timing lock kept it paused, which move the
+        deadline out."""
         deadline = time.monotonic() + limits.wall_time_s + float(config["compile_budget_s"]) \
             + HOST_GRACE_S
         reader = worker.reader
-        while reader.is_alive() and time.monotonic() < deadline and \
+        while reader.is_alive() and \
+                time.monotonic() < deadline + (frozen() if frozen is not None else 0.0) and \
                 not (cancel is not None and cancel.is_set()):
             reader.join(0.1)
         host_timeout = reader.is_alive()
@@ -382,7 +395,10 @@ class _ExecStream:
     """The supervisor's `docker exec`, attached: its stdin (for `go`) and its output frames,
     drained by a thread that keeps the first bytes of each stream."""
 
-    def __init__(self, client, container, cmd: list[str], limits: Limits) -> None:
+    def __init__(self, client, container, cmd: list[str], limits: Limits,
+                 lock: LockLines | None = None) -> None:
+        self.lock = lock
+        splitter = LiveSplitter(lock.line) if lock is not None else None
         api = client.api
         self.exec_id = api.exec_create(container.id, cmd, user=WORKER_USER, workdir="/",
                                        stdin=True)["Id"]
@@ -396,6 +412,8 @@ class _ExecStream:
             try:
                 for stream_id, chunk in frames_iter(self.sock, tty=False):
                     key = "err" if stream_id == 2 else "out"
+                    if key == "out" and splitter is not None:
+                        chunk = splitter.feed(chunk)
                     if chunk and len(self.kept[key]) < caps[key]:
                         self.kept[key] += chunk[:caps[key] - len(self.kept[key])]
             except Exception:
@@ -404,15 +422,34 @@ class _ExecStream:
         self.reader = threading.Thread(target=pump, daemon=True)
         self.reader.start()
 
-    def release(self) -> None:
+    def release(self, line: bytes = b"go\n") -> None:
         raw = getattr(self.sock, "_sock", self.sock)
         try:
-            raw.sendall(b"go\n")
+            raw.sendall(line)
         except OSError:
             pass  # the supervisor is gone already: its report (or none) says why
 
     def close(self) -> None:
         _quietly(self.sock.close)
+
+
+class _Paused:
+    """A container the timing lock freezes whole (docker's cgroup freezer: `pause`), and its
+    supervisor's stdin (kgb/runner/gpu_share.py, Freezable)."""
+
+    def __init__(self, container, worker: _ExecStream) -> None:
+        self.container, self.worker = container, worker
+        self.say_lock = threading.Lock()
+
+    def freeze(self) -> None:
+        _quietly(self.container.pause)
+
+    def thaw(self) -> None:
+        _quietly(self.container.unpause)
+
+    def say(self, line: bytes) -> None:
+        with self.say_lock:
+            self.worker.release(line)
 
 
 class _DockerStart:

@@ -79,4 +79,5 @@ class ProcessSandbox(Sandbox):
         if _ROOT:
             notes.append("process limit not enforced: kgb runs as root, which RLIMIT_NPROC exempts")
         return start_supervised((), sys.executable, config, limits, notes=notes,
-                                cancel=request.cancel, hold=hold)
+                                cancel=request.cancel, hold=hold, share=request.share,
+                                label=request.label)

@@ -17,12 +17,13 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 import psutil
 
 if TYPE_CHECKING:
+    from kgb.runner.gpu_share import Freezable, GpuShare, Tenant
     from kgb.sandbox.base import ExecResult, Limits
 
 
@@ -41,11 +42,14 @@ class _CappedReader(threading.Thread):
     """Drains a pipe to the end (so the child never blocks on a full pipe) but keeps only the
     first `cap` bytes."""
 
-    def __init__(self, stream, cap: int) -> None:
+    def __init__(self, stream, cap: int,
+                 live: Callable[[bytes], None] | None = None) -> None:
         super().__init__(daemon=True)
         self.stream, self.cap = stream, cap
         self.kept = bytearray()
         self.truncated = False
+        # the supervisor's live lock lines (its point 9), before the worker's stdout
+        self.live = LiveSplitter(live) if live is not None else None
 
     def run(self) -> None:
         while True:
@@ -53,11 +57,48 @@ class _CappedReader(threading.Thread):
                 self.stream.read(1 << 20)
             if not chunk:
                 break
+            if self.live is not None:
+                chunk = self.live.feed(chunk)
+                if not chunk:
+                    continue
             room = self.cap - len(self.kept)
             if room > 0:
                 self.kept += chunk[:room]
             if len(chunk) > max(room, 0):
                 self.truncated = True
+
+
+
+class LiveSplitter:
+    """The supervisor's stdout with a timing lock: its live lock lines (point 9) go to `live`
+    until its `end`; what follows is the worker's stdout, returned as output."""
+
+    def __init__(self, live: Callable[[bytes], None]) -> None:
+        self.live: Callable[[bytes], None] | None = live
+        self.pending = b""
+
+    def feed(self, chunk: bytes) -> bytes:
+        from kgb.sandbox._supervisor import LOCK_TAG
+
+        if self.live is None:
+            return chunk
+        self.pending += chunk
+        while self.live is not None and b"\n" in self.pending:
+            line, _, rest = self.pending.partition(b"\n")
+            if not line.startswith(LOCK_TAG):  # not the live part (no lock): all output
+                self.live = None
+                break
+            self.pending = rest
+            word = line[len(LOCK_TAG):]
+            if word == b"end":
+                self.live = None
+            else:
+                self.live(word)
+        if self.live is None:
+            out, self.pending = self.pending, b""
+            return out
+        self.pending = self.pending[-4096:]
+        return b""
 
 
 def _kill_tree(proc: subprocess.Popen, known: set[int]) -> None:
@@ -92,48 +133,92 @@ class Child:
 
     def __init__(self, argv: Sequence[str], env: dict[str, str], log_bytes: int,
                  cwd: str | None = None, preexec: Callable[[], None] | None = None,
-                 stdin_pipe: bool = False) -> None:
+                 stdin_pipe: bool = False, live: Callable[[bytes], None] | None = None) -> None:
         self.start = time.monotonic()
         self.proc = _SPAWNER.submit(
             subprocess.Popen, list(argv), env=env, cwd=cwd,
             stdin=subprocess.PIPE if stdin_pipe else subprocess.DEVNULL,
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
             close_fds=True, preexec_fn=preexec).result()
-        self.readers = [_CappedReader(self.proc.stdout, log_bytes),
+        self.readers = [_CappedReader(self.proc.stdout, log_bytes, live),
                         _CappedReader(self.proc.stderr, log_bytes)]
         for r in self.readers:
             r.start()
         self.seen: set[int] = set()
+        self.stopped: set[int] = set()
+        self._say_lock = threading.Lock()
 
-    def release(self, line: bytes = b"go\n") -> None:
-        """Write `line` to a held child's stdin and close it (EOF alone means: never)."""
+    def release(self, line: bytes = b"go\n", close: bool = True) -> None:
+        """Write `line` to a held child's stdin and close it (EOF alone means: never); with
+        `close` False stdin stays open for the timing lock's answers (`say`)."""
         stdin = self.proc.stdin
         if stdin is None:
             return
         try:
-            stdin.write(line)
-            stdin.flush()
-        except OSError:
+            if line:
+                stdin.write(line)
+                stdin.flush()
+        except (OSError, ValueError):
             pass  # it died while held: wait() reports what happened
         finally:
-            try:
-                stdin.close()
-            except OSError:
-                pass
+            if close:
+                try:
+                    stdin.close()
+                except OSError:
+                    pass
+
+    def say(self, line: bytes) -> None:
+        """A line on the child's stdin, kept open (the timing lock's grants and credits)."""
+        with self._say_lock:
+            self.release(line, close=False)
+
+    def freeze(self) -> None:
+        """SIGSTOP the child and every descendant (a fork racing the freeze is caught by the
+        next pass)."""
+        for _ in range(4):
+            tree = self._tree()
+            new = [pid for pid in tree if pid not in self.stopped]
+            if not new:
+                return
+            for pid in new:
+                self._signal(pid, signal.SIGSTOP)
+            self.stopped.update(new)
+
+    def thaw(self) -> None:
+        for pid in set(self._tree()) | self.stopped:
+            self._signal(pid, signal.SIGCONT)
+        self.stopped.clear()
+
+    def _tree(self) -> list[int]:
+        try:
+            root = psutil.Process(self.proc.pid)
+            return [root.pid] + [p.pid for p in root.children(recursive=True)]
+        except psutil.Error:
+            return []
+
+    @staticmethod
+    def _signal(pid: int, sig: int) -> None:
+        try:
+            os.kill(pid, sig)
+        except (ProcessLookupError, PermissionError):
+            pass
 
     def abandon(self) -> None:
         self.release(b"")
         self._end()
 
     def wait(self, timeout_s: float, raw: bool = False,
-             cancel: threading.Event | None = None) -> ChildOutcome:
+             cancel: threading.Event | None = None,
+             frozen: Callable[[], float] | None = None) -> ChildOutcome:
+        """`frozen`: seconds the child has spent frozen by the timing lock so far, which move
+        the deadline out."""
         start = time.monotonic()
         proc, seen = self.proc, self.seen
         timed_out = False
         try:
             deadline = start + timeout_s
             while proc.poll() is None:
-                if time.monotonic() > deadline:
+                if time.monotonic() > deadline + (frozen() if frozen is not None else 0.0):
                     timed_out = True
                     break
                 if cancel is not None and cancel.is_set():  # the run is stopping: as on timeout
@@ -169,25 +254,72 @@ REPORT_ROOM = 64 * 1024
 HOST_GRACE_S = 10.0
 
 
+class LockLines:
+    """The host's end of a supervisor's timing-lock lines (kgb/sandbox/_supervisor.py, point
+    9) for one job on a shared GPU: `+` asks the GPU's lock (kgb/runner/gpu_share.py) and
+    answers `granted ...` on the supervisor's stdin; `-` gives it back."""
+
+    def __init__(self, share: GpuShare, name: str, bound_s: float) -> None:
+        self.share, self.name, self.bound_s = share, name, bound_s
+        self.tenant: Tenant | None = None
+        self.cancel: threading.Event | None = None
+        self.child: Freezable | None = None
+        self.joined = threading.Event()
+
+    def join(self, child: Freezable, cancel: threading.Event | None) -> Tenant:
+        self.child, self.cancel = child, cancel
+        self.tenant = self.share.join(self.name, child, cancel)
+        self.joined.set()
+        return self.tenant
+
+    def line(self, word: bytes) -> None:
+        """One live line from the supervisor (its stdout reader thread calls this)."""
+        self.joined.wait(60.0)  # a start not held runs before `go` has joined it
+        tenant, child = self.tenant, self.child
+        if tenant is None or child is None:
+            return
+        if word == b"+":
+            granted = self.share.acquire(tenant, self.bound_s, self.cancel)
+            if granted is not None:
+                child.say(b"granted exclusive\n" if granted else b"granted shared\n")
+        elif word == b"-":
+            self.share.release(tenant)
+
+    def leave(self) -> None:
+        if self.tenant is not None:
+            self.share.leave(self.tenant)
+
+
 class SupervisedStart:
     """A supervised command started ahead and held (kgb/sandbox/_supervisor.py, point 8):
     `go` releases it and runs it to its report, `abandon` ends it unrun. `on_end` (cleanup
     of the backend's state) runs once either way."""
 
     def __init__(self, child: Child, limits: Limits, budget: float, notes: Sequence[str],
-                 cancel: threading.Event | None, on_end: Callable[[], None] | None) -> None:
+                 cancel: threading.Event | None, on_end: Callable[[], None] | None,
+                 hold: bool = True, lock: LockLines | None = None) -> None:
         self.child, self.limits, self.budget, self.notes = child, limits, budget, list(notes)
-        self.cancel, self.on_end = cancel, on_end
+        self.cancel, self.on_end, self.hold, self.lock = cancel, on_end, hold, lock
 
     def go(self) -> ExecResult:
+        tenant = None
         try:
             # held (a stdin to say go on) and already gone: nothing of the candidate ran
-            ended_held = self.child.proc.stdin is not None and self.child.proc.poll() is not None
-            self.child.release()
+            ended_held = self.hold and self.child.proc.stdin is not None and \
+                self.child.proc.poll() is not None
+            if self.lock is not None:  # not released inside another job's timed window
+                tenant = self.lock.join(self.child, self.cancel)
+            self.child.release(b"go\n" if self.hold else b"", close=self.lock is None)
             outcome = self.child.wait(self.limits.wall_time_s + self.budget + HOST_GRACE_S,
-                                      raw=True, cancel=self.cancel)
+                                      raw=True, cancel=self.cancel,
+                                      frozen=tenant.frozen_seconds if tenant else None)
         finally:
+            if self.lock is not None:
+                self.lock.leave()
+                self.child.release(b"")  # close the stdin kept open for the lock's lines
             self._ended()
+        if tenant is not None:  # the seconds another job's windows kept it frozen
+            outcome = replace(outcome, wall_s=max(0.0, outcome.wall_s - tenant.frozen_s))
         return _result(outcome, self.notes, ended_held)
 
     def abandon(self) -> None:
@@ -206,24 +338,30 @@ def start_supervised(prefix: Sequence[str], python: str, config: dict, limits: L
                      cwd: str | None = None, preexec: Callable[[], None] | None = None,
                      notes: Sequence[str] = (), cancel: threading.Event | None = None,
                      on_end: Callable[[], None] | None = None,
-                     hold: bool = True) -> SupervisedStart:
+                     hold: bool = True, share: GpuShare | None = None,
+                     label: str = "") -> SupervisedStart:
     """Start `prefix + [python, supervisor, config]`; held (`hold`, with a channel) the worker
     imports, then waits for `go`. `config` gets argv/env/cwd from the caller; timeout and log
-    cap come from `limits`."""
+    cap come from `limits`. With `share` (a GPU several jobs share, with a channel) the worker
+    asks for the GPU's timing lock through the supervisor."""
     from kgb.sandbox import _supervisor
     from kgb.sandbox.base import compile_budget_s
 
     budget = compile_budget_s(limits, bool(config.get("channel")))
+    lock = LockLines(share, label, limits.wall_time_s) \
+        if share is not None and config.get("channel") else None
     config = dict(config, timeout_s=limits.wall_time_s, compile_budget_s=budget,
-                  log_bytes=limits.log_bytes, hold=hold)
+                  log_bytes=limits.log_bytes, hold=hold, lock=lock is not None)
     try:
         child = Child(list(prefix) + _supervisor.command(python, config), {},
-                      limits.log_bytes + REPORT_ROOM, cwd=cwd, preexec=preexec, stdin_pipe=hold)
+                      limits.log_bytes + REPORT_ROOM, cwd=cwd, preexec=preexec,
+                      stdin_pipe=hold or lock is not None,
+                      live=lock.line if lock is not None else None)
     except BaseException:
         if on_end is not None:
             on_end()
         raise
-    return SupervisedStart(child, limits, budget, notes, cancel, on_end)
+    return SupervisedStart(child, limits, budget, notes, cancel, on_end, hold, lock)
 
 
 def _result(outcome: ChildOutcome, notes: Sequence[str], ended_held: bool = False) -> ExecResult:

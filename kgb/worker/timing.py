@@ -59,11 +59,19 @@ def _time_case(spec: P.JobSpec, index: int, case: P.CaseSpec, task_inputs: Any,
         entry(*inputs)
         return held
 
-    loop = time_loop(call, inputs_for, reset=reset,
-                     mark=lambda what: channel.mark(f"{what} {case.id}"), graph=spec.cuda_graph)
-    prints = [outputs_fingerprint(as_items(out)) for out in loop.outputs]
-    nbytes = output_bytes(loop.outputs[0]) if loop.outputs else 0
-    kept = channel.commit(case.id, prints, nbytes)
+    # On a shared GPU the timing loop and the profiled call each run under the GPU's timing
+    # lock, every other job on it frozen (kgb/runner/gpu_share.py); saving the kept outputs
+    # (disk, no timing) runs between the two windows, in the same order as on a GPU of its own.
+    channel.lock()
+    try:
+        loop = time_loop(call, inputs_for, reset=reset,
+                         mark=lambda what: channel.mark(f"{what} {case.id}"),
+                         graph=spec.cuda_graph)
+        prints = [outputs_fingerprint(as_items(out)) for out in loop.outputs]
+        nbytes = output_bytes(loop.outputs[0]) if loop.outputs else 0
+        kept = channel.commit(case.id, prints, nbytes)
+    finally:
+        channel.unlock()
     unsaved = None
     for rep in kept:
         items = as_items(loop.outputs[rep])
@@ -77,7 +85,11 @@ def _time_case(spec: P.JobSpec, index: int, case: P.CaseSpec, task_inputs: Any,
                 break
     loop.outputs.clear()
     warm = inputs_for(0)
-    profiled = profile_call(lambda: entry(*warm), torch.cuda.synchronize)
+    channel.lock()
+    try:
+        profiled = profile_call(lambda: entry(*warm), torch.cuda.synchronize)
+    finally:
+        channel.unlock()
     return P.TimedCase(
         case=case.id, times_ms=tuple(round(t, 6) for t in loop.times_ms), warmup=loop.warmup,
         fingerprints=tuple(prints), kept=tuple(kept),

@@ -1,0 +1,237 @@
+"""Several jobs in flight on one GPU, one exclusive timing lock (issue 24; docs/timing.md).
+
+A timed kgb job keeps a GPU busy for ~2 s of its ~9.5 s; the rest (imports, correctness,
+anti-cheat, compile, judge) overlaps with other jobs' as long as no timed window shares the
+GPU. `GpuShare` is the trusted host's lock for one GPU: a job's supervisor asks for it before
+each timed window (kgb/sandbox/_supervisor.py, point 9), the judge takes it for its baselines,
+and while one holder has it every other job in flight on that GPU is frozen (SIGSTOP of its
+sandbox's tree, or docker's cgroup freezer) and the GPU is drained before the grant. A frozen
+job is told how long it was frozen before it is thawed: its run-time limit and `wall_s` leave
+those seconds out, so a verdict never depends on another job's window.
+
+Bounds: a holder keeps the lock at most `bound_s` (its run-time limit): then the window is
+revoked (its supervisor records it so; no speedup counts there) and the others are thawed. A
+job that ends holding it gives it back (`leave`, in the backend's finally)."""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Protocol
+
+DRAIN_BOUND_S = 2.0  # how long a grant waits for the frozen jobs' queued kernels to finish
+DRAIN_POLL_S = 0.005
+WAIT_POLL_S = 0.1
+
+
+class Freezable(Protocol):
+    """A sandbox the host can stop and resume as a whole, and tell a line on its supervisor's
+    stdin (the backends: kgb/sandbox/subproc.py, kgb/sandbox/docker.py)."""
+
+    def freeze(self) -> None: ...
+
+    def thaw(self) -> None: ...
+
+    def say(self, line: bytes) -> None: ...
+
+
+@dataclass(frozen=True)
+class Window:
+    """One grant of the lock, on the host's clock (time.monotonic)."""
+
+    holder: str
+    start: float
+    end: float
+    exclusive: bool  # every other job was frozen and the GPU drained before the grant
+    revoked: bool  # taken back at the holder's bound
+
+
+class Tenant:
+    """One job (or the judge) in flight on the shared GPU."""
+
+    def __init__(self, name: str, box: Freezable | None) -> None:
+        self.name, self.box = name, box
+        self.frozen_since: float | None = None
+        self.frozen_s = 0.0  # every second this tenant spent frozen (the host's backstop too)
+        self.left = False
+
+    def freeze(self) -> None:
+        if self.box is None or self.frozen_since is not None:
+            return
+        self.frozen_since = time.monotonic()
+        try:
+            self.box.freeze()
+        except Exception:  # gone already: nothing of it can run
+            pass
+
+    def thaw(self) -> None:
+        if self.frozen_since is None:
+            return
+        seconds = time.monotonic() - self.frozen_since
+        self.frozen_since = None
+        self.frozen_s += seconds
+        assert self.box is not None
+        try:  # the credit first: the supervisor reads it before any deadline check after waking
+            self.box.say(f"frozen {seconds:.6f}\n".encode())
+            self.box.thaw()
+        except Exception:
+            pass
+
+    def frozen_seconds(self) -> float:
+        """Seconds frozen so far, the current freeze included (a deadline's extension)."""
+        since = self.frozen_since
+        return self.frozen_s + (time.monotonic() - since if since is not None else 0.0)
+
+
+class GpuShare:
+    """The timing lock of one GPU and the jobs in flight on it."""
+
+    def __init__(self, device: str, drain: Callable[[float], bool] | None = None,
+                 drain_bound_s: float = DRAIN_BOUND_S) -> None:
+        self.device = device
+        self.drain = drain if drain is not None else drain_for(device)
+        self.drain_bound_s = drain_bound_s
+        self._cond = threading.Condition()
+        self._tenants: list[Tenant] = []
+        self._holder: Tenant | None = None
+        self._granted_at = 0.0
+        self._exclusive = False
+        self._generation = 0
+        self._releasing = False  # the holder's release is thawing the others
+        self.windows: list[Window] = []
+
+    def join(self, name: str, box: Freezable | None,
+             cancel: threading.Event | None = None) -> Tenant:
+        """A job about to run: it waits while a window is open (a job released inside one
+        would share the GPU with it), then counts among those frozen for every later one."""
+        tenant = Tenant(name, box)
+        with self._cond:
+            while self._holder is not None and not (cancel is not None and cancel.is_set()):
+                self._cond.wait(WAIT_POLL_S)
+            self._tenants.append(tenant)
+        return tenant
+
+    def leave(self, tenant: Tenant) -> None:
+        """The job ended (or died): it gives back the lock if it held it."""
+        self.release(tenant)
+        with self._cond:
+            tenant.left = True
+            if tenant in self._tenants:
+                self._tenants.remove(tenant)
+            self._cond.notify_all()
+
+    def acquire(self, tenant: Tenant, bound_s: float,
+                cancel: threading.Event | None = None) -> bool | None:
+        """Wait for the lock, freeze every other tenant and drain the GPU; whether the window
+        is exclusive (False: the GPU did not drain within the bound), None if the tenant left
+        or the run stopped before it was granted. Revoked after `bound_s`."""
+        with self._cond:
+            while self._holder is not None:
+                if tenant.left or (cancel is not None and cancel.is_set()):
+                    return None
+                self._cond.wait(WAIT_POLL_S)
+            if tenant.left:
+                return None
+            self._holder = tenant
+            self._generation += 1
+            generation = self._generation
+            others = [t for t in self._tenants if t is not tenant]
+        for other in others:
+            other.freeze()
+        exclusive = self.drain(self.drain_bound_s)
+        with self._cond:
+            self._granted_at, self._exclusive = time.monotonic(), exclusive
+        watchdog = threading.Timer(max(0.0, bound_s), self._revoke, (tenant, generation))
+        watchdog.daemon = True
+        watchdog.start()
+        return exclusive
+
+    def release(self, tenant: Tenant, revoked: bool = False) -> None:
+        """The holder gives the lock back: every frozen tenant is told its frozen seconds and
+        thawed. A release by anyone but the holder does nothing."""
+        with self._cond:
+            if self._holder is not tenant or self._releasing:  # once: a revoke races a leave
+                return
+            self._releasing = True
+            others = [t for t in self._tenants if t is not tenant]
+            self.windows.append(Window(tenant.name, self._granted_at, time.monotonic(),
+                                       self._exclusive, revoked))
+        for other in others:
+            other.thaw()
+        with self._cond:
+            self._holder, self._releasing = None, False
+            self._cond.notify_all()
+
+    def _revoke(self, tenant: Tenant, generation: int) -> None:
+        with self._cond:
+            if self._holder is not tenant or self._generation != generation or \
+                    self._releasing:
+                return
+        if tenant.box is not None:
+            try:
+                tenant.box.say(b"revoke\n")
+            except Exception:
+                pass
+        self.release(tenant, revoked=True)
+
+    @contextlib.contextmanager
+    def exclusive(self, name: str, bound_s: float,
+                  cancel: threading.Event | None = None) -> Iterator[bool | None]:
+        """The lock for host-side timing (the judge's baselines): the jobs in flight are
+        frozen meanwhile; yields whether the window is exclusive (None: the run stopped)."""
+        tenant = self.join(name, None, cancel)
+        try:
+            yield self.acquire(tenant, bound_s, cancel)
+        finally:
+            self.leave(tenant)
+
+    def holder(self) -> str | None:
+        with self._cond:
+            return self._holder.name if self._holder is not None else None
+
+
+def drain_for(device: str) -> Callable[[float], bool]:
+    """The GPU's drain wait: on the CPU (the interpreter, the tests) nothing to drain."""
+    if not device.startswith("cuda:"):
+        return lambda bound_s: True
+    index = int(device.split(":")[1])
+    return lambda bound_s: gpu_idle(index, bound_s)
+
+
+def gpu_idle(index: int, bound_s: float) -> bool:
+    """Wait until NVML reports the GPU idle (utilization 0 %: the frozen jobs' queued kernels
+    have run out), at most `bound_s`; False if it never did or NVML cannot tell (fail closed:
+    the window is recorded as shared and its speedup does not count)."""
+    try:
+        import pynvml
+
+        pynvml.nvmlInit()
+        handle = pynvml.nvmlDeviceGetHandleByIndex(index)
+        end = time.monotonic() + bound_s
+        while True:
+            if pynvml.nvmlDeviceGetUtilizationRates(handle).gpu == 0:
+                return True
+            if time.monotonic() > end:
+                return False
+            time.sleep(DRAIN_POLL_S)
+    except Exception:
+        return False
+
+
+@dataclass(frozen=True)
+class Shares:
+    """Every shared GPU of a run: device name -> its lock (None: no GPU is shared)."""
+
+    by_device: tuple[tuple[str, GpuShare], ...] = ()
+
+    @classmethod
+    def for_slots(cls, slots: tuple[str, ...]) -> Shares:
+        """A lock per GPU that more than one slot uses (--jobs N with timing on)."""
+        shared = sorted({s for s in slots if s != "cpu" and slots.count(s) > 1})
+        return cls(tuple((d, GpuShare(d)) for d in shared))
+
+    def get(self, device: str) -> GpuShare | None:
+        return next((share for d, share in self.by_device if d == device), None)

@@ -1,0 +1,285 @@
+"""Several jobs per GPU, one exclusive timing lock (issue 24; kgb/runner/gpu_share.py,
+kgb/sandbox/_supervisor.py point 9). On the CPU: real processes frozen and thawed, the
+supervisor's lock protocol driven by fake workers (tests/fixtures/timing_lock, raw channel
+fds as an attacker writes them), and the speed grading of windows."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from kgb import protocol as P
+from kgb.runner.gpu_share import GpuShare
+from kgb.runner.speed import outside_lock
+from kgb.sandbox.base import Limits, SandboxRequest
+from kgb.sandbox.process import ProcessSandbox
+from kgb.sandbox.subproc import Child
+
+FIXTURES = Path(__file__).parent / "fixtures" / "timing_lock"
+
+COUNTER = """
+import sys, time
+n = 0
+while True:
+    n += 1
+    if n % 1000 == 0:
+        open(sys.argv[1], "w").write(str(n))
+"""
+
+
+def _count(path: Path) -> int:
+    try:
+        return int(path.read_text() or 0)
+    except (OSError, ValueError):
+        return 0
+
+
+def _wait_for(predicate, timeout: float = 20.0) -> None:
+    end = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < end, "timed out waiting"
+        time.sleep(0.02)
+
+
+def test_a_frozen_busy_process_makes_no_progress_and_is_told_its_frozen_seconds(tmp_path):
+    """The lock's freeze is SIGSTOP of the sandbox's whole tree, found from its root pid: a
+    busy child (a grandchild here, as a worker under its supervisor) counts nothing while
+    another holds the lock, resumes at the release, and its stdin hears `frozen <s>` first."""
+    counter, heard = tmp_path / "n", tmp_path / "heard"
+    script = (f"import subprocess, sys\n"
+              f"subprocess.Popen([sys.executable, '-c', {COUNTER!r}, {str(counter)!r}])\n"
+              f"open({str(heard)!r}, 'w').write(sys.stdin.readline())\n"
+              f"import time; time.sleep(60)\n")
+    child = Child([sys.executable, "-c", script], dict(os.environ), 4096, stdin_pipe=True)
+    share = GpuShare("cpu")
+    try:
+        busy = share.join("busy", child)
+        holder = share.join("holder", None)
+        _wait_for(lambda: _count(counter) > 0)
+        assert share.acquire(holder, 30.0) is True  # the CPU has nothing to drain
+        time.sleep(0.2)  # a count already in flight lands
+        frozen_at = _count(counter)
+        time.sleep(0.6)
+        assert _count(counter) == frozen_at, "a frozen process made progress"
+        assert busy.frozen_since is not None
+        share.release(holder)
+        _wait_for(lambda: _count(counter) > frozen_at)
+        assert 0.7 <= busy.frozen_s < 5.0
+        _wait_for(lambda: heard.exists() and heard.read_text().startswith("frozen "))
+        assert abs(float(heard.read_text().split()[1]) - busy.frozen_s) < 1e-3
+        assert [w.holder for w in share.windows] == ["holder"]
+    finally:
+        child.wait(0.0)  # past its deadline at once: the tree is killed
+
+
+def test_one_holder_at_a_time_revoked_at_its_bound_and_released_when_it_leaves():
+    share = GpuShare("cpu")
+    first, second = share.join("first", None), share.join("second", None)
+    assert share.acquire(first, 0.3) is True
+    got: list[float] = []
+    waiter = threading.Thread(target=lambda: (share.acquire(second, 30.0),
+                                              got.append(time.monotonic())))
+    began = time.monotonic()
+    waiter.start()
+    waiter.join(10)
+    assert got and got[0] - began >= 0.25, "the second holder did not wait for the bound"
+    assert share.windows[0].holder == "first" and share.windows[0].revoked
+    assert share.holder() == "second"
+    share.release(first)  # a late give-back by a revoked holder changes nothing
+    assert share.holder() == "second"
+    share.leave(second)  # a job that ends holding it gives it back
+    assert share.holder() is None and not share.windows[-1].revoked
+
+
+def test_a_job_released_while_a_window_is_open_waits_for_it():
+    share = GpuShare("cpu")
+    holder = share.join("holder", None)
+    share.acquire(holder, 30.0)
+    joined: list[float] = []
+    late = threading.Thread(target=lambda: (share.join("late", None),
+                                            joined.append(time.monotonic())))
+    late.start()
+    time.sleep(0.3)
+    assert not joined, "a job started inside another's timed window"
+    share.release(holder)
+    late.join(5)
+    assert joined
+
+
+def test_a_window_that_did_not_drain_is_shared():
+    share = GpuShare("cpu", drain=lambda bound: False)
+    tenant = share.join("t", None)
+    assert share.acquire(tenant, 30.0) is False
+    share.release(tenant)
+    assert share.windows[0].exclusive is False
+
+
+# ----------------------------------------------------------- the supervisor's protocol
+
+
+def _start(share: GpuShare, out: Path, name: str, argv: list[str], wall_s: float):
+    out.mkdir(parents=True, exist_ok=True)
+    request = SandboxRequest(
+        argv=(sys.executable, *argv), out_dir=out, ro_paths=(),
+        env=(("PYTHONPATH", str(FIXTURES)), ("PYTHONDONTWRITEBYTECODE", "1")),
+        tmp_dir=out, label=name, channel=True, share=share)
+    return ProcessSandbox().start(request, Limits(wall_time_s=wall_s, compile_time_s=0.0))
+
+
+def _go_all(started: dict, stagger: float = 0.0) -> dict:
+    results: dict = {}
+    threads = []
+    for name, start in started.items():
+        thread = threading.Thread(target=lambda n=name, s=start: results.__setitem__(n, s.go()))
+        thread.start()
+        threads.append(thread)
+        time.sleep(stagger)
+    for thread in threads:
+        thread.join(60)
+    return results
+
+
+def _record(result) -> P.ExecRecord:
+    channel = result.channel or {}
+    return P.ExecRecord(
+        "process", result.returncode, result.timed_out, result.wall_s, False,
+        channel=True, marks=tuple(P.Mark(m[0], m[1]) for m in channel.get("marks", ())),
+        shared_gpu=True,
+        windows=tuple(P.LockWindow(w[0], w[1], w[2], w[3]) for w in channel.get("windows", ())),
+        frozen_s=channel.get("frozen_s"))
+
+
+def _timed(case: str = "c0") -> P.TimedCase:
+    return P.TimedCase(case=case, times_ms=(1.0,), warmup=1, fingerprints=("x",), kept=(0,))
+
+
+def test_supervisor_grants_windows_one_at_a_time_and_reports_them(tmp_path):
+    """Two honest workers on one shared GPU: each window is granted by the host through the
+    supervisor's stdin, recorded on the supervisor's clock, and never overlaps the other's
+    (host clock); both timings stand."""
+    share = GpuShare("cpu")
+    started = {n: _start(share, tmp_path / n, n, [str(FIXTURES / "honest.py"), "0.4", "0.2"],
+                         30.0) for n in ("a", "b")}
+    results = _go_all(started)
+    for name, result in results.items():
+        assert result.returncode == 0, (name, result.stderr)
+        assert "answer T " in result.stdout and "@@kgb-lock@@" not in result.stdout
+        record = _record(result)
+        assert len(record.windows) == 1 and record.windows[0].exclusive
+        assert outside_lock(_timed(), record) is None
+    a, b = sorted(share.windows, key=lambda w: w.start)
+    assert a.end <= b.start, "two timed windows overlapped"
+
+
+def test_a_job_frozen_longer_than_its_timeout_still_passes_and_the_hog_times_out(tmp_path):
+    """The attacker takes the lock and never gives it back: the host revokes it at the
+    attacker's bound (its run time), the attacker's own job times out, and the honest job,
+    frozen for longer than its whole time limit, still finishes in time: frozen seconds are
+    not its time (wall_s leaves them out too)."""
+    share = GpuShare("cpu")
+    honest = _start(share, tmp_path / "honest", "honest",
+                    [str(FIXTURES / "honest.py"), "0.0", "1.5"], 2.0)
+    hog = _start(share, tmp_path / "hog", "hog", [str(FIXTURES / "hogs_lock.py")], 3.0)
+    results: dict = {}
+    t_honest = threading.Thread(target=lambda: results.__setitem__("honest", honest.go()))
+    t_honest.start()
+    _wait_for(lambda: len(share.windows) == 1)  # the honest job's own window has closed
+    results["hog"] = hog.go()
+    t_honest.join(60)
+    victim, attacker = results["honest"], results["hog"]
+    assert attacker.timed_out, attacker.stderr
+    assert not victim.timed_out and victim.returncode == 0, victim.stderr
+    frozen = (victim.channel or {}).get("frozen_s", 0.0)
+    assert frozen >= 2.0, f"the honest job was frozen {frozen} s, less than its limit"
+    assert victim.wall_s < 2.0 + 1.0 + 1.5  # its own time only
+    # The bound (its run time) and its own deadline fall together: the host revoked the
+    # window, or the supervisor killed the hog first and its window ended with it.
+    hog_windows = _record(attacker).windows
+    assert hog_windows and (hog_windows[0].revoked or hog_windows[0].end >= 2.9)
+    assert [w.holder for w in share.windows] == ["honest", "hog"], share.windows
+
+
+@pytest.mark.parametrize("fixture", ["times_unlocked.py", "forges_grant.py"])
+def test_timing_outside_a_granted_window_costs_the_speedup_named(tmp_path, fixture):
+    """A worker that times without the lock, or forges a grant (host words on its channel,
+    the supervisor's live tag on its stdout), gets no window: its timing marks fall outside
+    every granted window, so no speedup counts — named, never a verdict."""
+    share = GpuShare("cpu")
+    result = _go_all({"w": _start(share, tmp_path / "w", "w", [str(FIXTURES / fixture)],
+                                  30.0)})["w"]
+    assert result.returncode == 0, result.stderr
+    record = _record(result)
+    assert record.windows == () and share.windows == []
+    reason = outside_lock(_timed(), record)
+    assert reason is not None and "outside the GPU's timing lock" in reason
+    if fixture == "forges_grant.py":  # its stdout is output, not the supervisor's word
+        assert "@@kgb-lock@@ end" in result.stdout
+
+
+def test_no_lock_without_a_shared_gpu(tmp_path):
+    """A job on a GPU of its own (no share) is answered `N` at once and graded as before."""
+    out = tmp_path / "solo"
+    out.mkdir()
+    request = SandboxRequest(
+        argv=(sys.executable, str(FIXTURES / "honest.py"), "0.0", "0.0"), out_dir=out,
+        ro_paths=(), env=(("PYTHONPATH", str(FIXTURES)),), tmp_dir=out, label="solo",
+        channel=True)
+    result = ProcessSandbox().start(request, Limits(wall_time_s=30.0)).go()
+    assert result.returncode == 0 and "answer N " in result.stdout
+    assert (result.channel or {}).get("windows") == []
+    record = P.ExecRecord("process", 0, False, 1.0, False, channel=True,
+                          marks=(P.Mark("start c0", 0.1), P.Mark("end c0", 0.2)))
+    assert outside_lock(_timed(), record) is None
+
+
+def test_window_grading_inside_shared_revoked_outside():
+    marks = (P.Mark("start c0", 1.0), P.Mark("end c0", 2.0))
+
+    def record(*windows: P.LockWindow) -> P.ExecRecord:
+        return P.ExecRecord("process", 0, False, 3.0, False, channel=True, marks=marks,
+                            shared_gpu=True, windows=windows)
+
+    assert outside_lock(_timed(), record(P.LockWindow(0.5, 2.5, True))) is None
+    assert "did not drain" in outside_lock(_timed(), record(P.LockWindow(0.5, 2.5, False)))
+    assert "revoked" in outside_lock(_timed(), record(P.LockWindow(0.5, 2.5, True, True)))
+    # a window that ends before the loop does, or two windows the loop straddles
+    assert "outside" in outside_lock(_timed(), record(P.LockWindow(0.5, 1.5, True)))
+    assert "outside" in outside_lock(_timed(), record(P.LockWindow(0.5, 1.5, True),
+                                                      P.LockWindow(1.6, 2.5, True)))
+    assert "outside" in outside_lock(_timed(), record(P.LockWindow(0.5, None, True)))
+
+
+def test_exec_record_with_windows_round_trips(tmp_path):
+    record = P.ExecRecord("process", 0, False, 1.0, False, shared_gpu=True,
+                          windows=(P.LockWindow(0.1, 0.2, True),), frozen_s=1.5)
+    path = tmp_path / P.EXEC_FILE
+    path.write_text(__import__("json").dumps(P.to_json(record)))
+    assert P.read(P.ExecRecord, path, 1 << 20) == record
+
+
+def test_freeze_reaches_processes_the_worker_forks_while_freezing(tmp_path):
+    """A forking tree: every process under the sandbox's root is stopped (SIGSTOP state)."""
+    import psutil
+
+    script = ("import subprocess, sys, time\n"
+              "for _ in range(3): subprocess.Popen([sys.executable, '-c', "
+              "'import time\\nwhile True: time.sleep(0.01)'])\n"
+              "time.sleep(60)\n")
+    child = Child([sys.executable, "-c", script], dict(os.environ), 4096, stdin_pipe=True)
+    try:
+        _wait_for(lambda: len(psutil.Process(child.proc.pid).children(recursive=True)) >= 3)
+        child.freeze()
+        tree = [psutil.Process(child.proc.pid),
+                *psutil.Process(child.proc.pid).children(recursive=True)]
+        _wait_for(lambda: all(p.status() == psutil.STATUS_STOPPED for p in tree), 5)
+        child.thaw()
+        _wait_for(lambda: all(p.status() != psutil.STATUS_STOPPED for p in tree), 5)
+    finally:
+        child.wait(0.0)
+        subprocess.run(["true"])
