@@ -283,3 +283,26 @@ def test_freeze_reaches_processes_the_worker_forks_while_freezing(tmp_path):
     finally:
         child.wait(0.0)
         subprocess.run(["true"])
+
+
+def test_a_tree_whose_processes_wake_each_other_is_frozen_whole(tmp_path):
+    """Attack: two processes SIGCONT each other without pause, so one stopped before its
+    sibling may be woken by it. Stopping each pid once (the first version of Child.freeze)
+    can lose that race — not reproduced on the 2-core dev machine, where it held too — so the
+    freeze re-stops until every process shows stopped; none makes progress while frozen."""
+    pids = tmp_path / "pids"
+    child = Child([sys.executable, str(FIXTURES / "wakes_itself.py"), str(pids)],
+                  dict(os.environ), 4096, stdin_pipe=True)
+    try:
+        _wait_for(lambda: pids.exists() and len(pids.read_text().split()) == 2)
+        counters = [Path(f"{pids}.{pid}") for pid in pids.read_text().split()]
+        _wait_for(lambda: all(_count(c) > 0 for c in counters))
+        assert child.freeze() is True
+        time.sleep(0.2)  # a write in flight lands
+        before = [_count(c) for c in counters]
+        time.sleep(0.5)
+        assert [_count(c) for c in counters] == before, "a frozen process was woken and ran"
+        child.thaw()
+        _wait_for(lambda: all(_count(c) > b for c, b in zip(counters, before)))
+    finally:
+        child.wait(0.0)

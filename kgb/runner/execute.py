@@ -254,8 +254,11 @@ def _run_and_judge(job: Job, plan: P.PlanRecord, job_dir: Path, launch: _Launch,
             output_cap=ctx.limits.output_bytes,
             cached=ctx.baseline_cache.lookup(keys) if ctx.baseline_cache and keys else ())
         asked = time.monotonic()
-        share = ctx.shares.get(job.device) if timed else None
-        if share is not None:  # its baselines and empty-loop cost, timed with the others frozen
+        # On a shared GPU the judge holds the timing lock, the jobs in flight frozen: its
+        # baselines and empty-loop cost are timed alone, and its own GPU work (references,
+        # comparisons) never runs inside another job's timed window.
+        share = ctx.shares.get(job.device)
+        if share is not None:
             with share.exclusive(f"judge {job.task.id}", JUDGE_TIMEOUT_S, ctx.cancel):
                 _run_judge(request, job_dir, ctx)
         else:

@@ -31,7 +31,7 @@ class Freezable(Protocol):
     """A sandbox the host can stop and resume as a whole, and tell a line on its supervisor's
     stdin (the backends: kgb/sandbox/subproc.py, kgb/sandbox/docker.py)."""
 
-    def freeze(self) -> None: ...
+    def freeze(self) -> bool: ...  # False: it would not stay frozen
 
     def thaw(self) -> None: ...
 
@@ -58,14 +58,15 @@ class Tenant:
         self.frozen_s = 0.0  # every second this tenant spent frozen (the host's backstop too)
         self.left = False
 
-    def freeze(self) -> None:
+    def freeze(self) -> bool:
+        """Stop it whole; False if some of it would not stay stopped."""
         if self.box is None or self.frozen_since is not None:
-            return
+            return True
         self.frozen_since = time.monotonic()
         try:
-            self.box.freeze()
+            return self.box.freeze()
         except Exception:  # gone already: nothing of it can run
-            pass
+            return True
 
     def thaw(self) -> None:
         if self.frozen_since is None:
@@ -139,9 +140,8 @@ class GpuShare:
             self._generation += 1
             generation = self._generation
             others = [t for t in self._tenants if t is not tenant]
-        for other in others:
-            other.freeze()
-        exclusive = self.drain(self.drain_bound_s)
+        frozen = all([other.freeze() for other in others])  # every one, even after a failure
+        exclusive = self.drain(self.drain_bound_s) and frozen
         with self._cond:
             self._granted_at, self._exclusive = time.monotonic(), exclusive
         watchdog = threading.Timer(max(0.0, bound_s), self._revoke, (tenant, generation))

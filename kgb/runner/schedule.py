@@ -1,8 +1,10 @@
 """Run a plan's jobs on device slots (design: Scale — one worker per GPU).
 
-A slot is a device a job runs on: one per GPU given with `--devices` (one job per GPU at a time,
-so a job's timings are never disturbed by another's kernels on the same GPU), or `--jobs N`
-CPU slots for the interpreter. Each job still gets its own sandbox and its own judge; the
+A slot is a device a job runs on: one per GPU given with `--devices` (one job per GPU at a time),
+`--jobs N` per GPU (timed: the slots of one GPU share its exclusive timing lock, the others
+frozen during each timed window, kgb/runner/gpu_share.py, so a job's timings are never
+disturbed by another's kernels on the same GPU), or `--jobs N` CPU slots for the
+interpreter. Each job still gets its own sandbox and its own judge; the
 report lists jobs in plan order whatever order they finished in.
 
 Stopping: Ctrl-C/SIGTERM in the main thread, or an infrastructure failure in any job, sets the

@@ -441,8 +441,16 @@ class _Paused:
         self.container, self.worker = container, worker
         self.say_lock = threading.Lock()
 
-    def freeze(self) -> None:
-        _quietly(self.container.pause)
+    def freeze(self) -> bool:
+        import docker.errors
+
+        try:
+            self.container.pause()
+        except docker.errors.NotFound:
+            return True  # gone: nothing of it runs
+        except docker.errors.DockerException:
+            return False
+        return True
 
     def thaw(self) -> None:
         _quietly(self.container.unpause)

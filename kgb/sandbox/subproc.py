@@ -172,17 +172,22 @@ class Child:
         with self._say_lock:
             self.release(line, close=False)
 
-    def freeze(self) -> None:
-        """SIGSTOP the child and every descendant (a fork racing the freeze is caught by the
-        next pass)."""
-        for _ in range(4):
-            tree = self._tree()
-            new = [pid for pid in tree if pid not in self.stopped]
-            if not new:
-                return
-            for pid in new:
-                self._signal(pid, signal.SIGSTOP)
-            self.stopped.update(new)
+    def freeze(self) -> bool:
+        """SIGSTOP the child and every descendant until every one of them shows stopped: a
+        fork racing the freeze, or a process its not-yet-stopped sibling sent SIGCONT, is
+        caught by the next pass. False if the tree would not stay stopped (the window is then
+        recorded as shared)."""
+        end = time.monotonic() + FREEZE_BOUND_S
+        while True:
+            running = [p for p in self._processes() if not _stopped(p)]
+            if not running:
+                return True
+            if time.monotonic() > end:
+                return False
+            for proc in running:
+                self._signal(proc.pid, signal.SIGSTOP)
+                self.stopped.add(proc.pid)
+            time.sleep(0.002)
 
     def thaw(self) -> None:
         for pid in set(self._tree()) | self.stopped:
@@ -190,9 +195,12 @@ class Child:
         self.stopped.clear()
 
     def _tree(self) -> list[int]:
+        return [p.pid for p in self._processes()]
+
+    def _processes(self) -> list[psutil.Process]:
         try:
             root = psutil.Process(self.proc.pid)
-            return [root.pid] + [p.pid for p in root.children(recursive=True)]
+            return [root, *root.children(recursive=True)]
         except psutil.Error:
             return []
 
@@ -246,6 +254,20 @@ class Child:
         self.proc.wait()
         for r in self.readers:
             r.join(timeout=5)
+
+
+# How long SIGSTOP passes over a sandbox's tree may take before its freeze counts as failed
+# (a loaded machine delivers the stop when the target next runs).
+FREEZE_BOUND_S = 1.0
+
+
+def _stopped(proc: psutil.Process) -> bool:
+    """Stopped by a signal, or gone (a zombie or an exited process cannot run either)."""
+    try:
+        return proc.status() in (psutil.STATUS_STOPPED, psutil.STATUS_TRACING_STOP,
+                                 psutil.STATUS_ZOMBIE, psutil.STATUS_DEAD)
+    except psutil.Error:
+        return True
 
 
 # Room kept on the host beyond Limits.log_bytes for the supervisor's report line.
