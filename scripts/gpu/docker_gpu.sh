@@ -4,7 +4,8 @@
 # .device/dockerkit.tar.xz and the docker SDK wheel), starts dockerd without networking, and runs
 #   STEP=check : `kgb sandbox check --backend docker --device cuda:0` (and bwrap's, for reference)
 #   STEP=verify: examples/honest through docker and through bwrap on this GPU, timed (ONLY=ids
-#                narrows it, ONLY_DOCKER/ONLY_BWRAP per backend; BACKENDS picks them)
+#                narrows it, ONLY_DOCKER/ONLY_BWRAP per backend; BACKENDS picks them; KGB_ARGS
+#                adds options to both, e.g. a shared --baseline-cache DIR kept between calls)
 # Carry: [".whl", ".device"]. Results in $OUT.
 source "$(dirname "$0")/env.sh"
 OUT=${OUT:-/tmp/kgb-gpu}; mkdir -p "$OUT"
@@ -30,7 +31,7 @@ verify)
     start=$(date +%s)
     var=ONLY_${backend^^}; only=${!var:-$ONLY}; only=${only:+--only $only}
     timeout "${PER_BACKEND_S:-270}" $PY -m kgb.cli verify examples/honest --device cuda \
-      --sandbox $backend --baselines eager $only --out /tmp/v-$backend --force \
+      --sandbox $backend --baselines eager $only ${KGB_ARGS:-} --out /tmp/v-$backend --force \
       > "$OUT/verify-$backend.txt" 2>&1
     echo "$backend: rc=$? in $(( $(date +%s) - start )) s" | tee -a "$OUT/verify-$backend.txt"
     cp /tmp/v-$backend/report.json "$OUT/report-$backend.json" 2>/dev/null
