@@ -306,3 +306,53 @@ def test_a_tree_whose_processes_wake_each_other_is_frozen_whole(tmp_path):
         _wait_for(lambda: all(_count(c) > b for c, b in zip(counters, before)))
     finally:
         child.wait(0.0)
+
+
+def test_the_neighbour_watch_counts_the_runs_co_tenants_as_kgbs_own(tmp_path):
+    """On a shared GPU the job's watch is given the run's jobs folder (kgb.runner.execute):
+    another job's worker of the same run — under docker no descendant of kgb, known only by
+    its command line — is kgb's frozen co-tenant, not a neighbour; with one job per GPU it is
+    still named (the watch is given the job's own folder)."""
+    from kgb.bench.neighbours import is_jobs_own
+
+    other = tmp_path / "jobs" / "other.task"
+    proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)",
+                             "-m", "kgb.worker", str(other)])
+    try:
+        _wait_for(lambda: "kgb.worker" in " ".join(__import__("psutil").Process(
+            proc.pid).cmdline()))
+        assert is_jobs_own(proc.pid, str(tmp_path / "jobs") + os.sep, ()) is True
+        assert is_jobs_own(proc.pid, str(tmp_path / "jobs" / "mine.task"), ()) is False
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def test_speed_grading_on_a_shared_gpu_counts_only_exclusive_windows():
+    """judge_speed on the honest evidence of tests/test_speed_rules.py, now from a shared GPU:
+    inside an exclusive window it counts; outside any window, no speedup, named, no verdict;
+    a window the events do not explain is still D304 in an exclusive window, and named, not
+    ruled on, in a window the GPU did not drain for (as beside a neighbour)."""
+    from dataclasses import replace
+
+    from test_speed_rules import KERNEL_MS, OVERHEAD_MS, PLAN, REPS, honest
+
+    from kgb.runner.speed import judge_speed
+
+    execution, worker, judge = honest()
+    end = execution.marks[1].t
+    inside = replace(execution, shared_gpu=True, windows=(P.LockWindow(4.9, end + 0.1, True),))
+    result = judge_speed(PLAN, inside, worker, judge)
+    assert result.violation is None and result.counted and result.unchecked == ()
+    outside = replace(inside, windows=(P.LockWindow(0.1, 0.2, True),))
+    result = judge_speed(PLAN, outside, worker, judge)
+    assert result.violation is None and not result.counted
+    assert any("outside the GPU's timing lock" in u for u in result.unchecked)
+    stretched = 5.0 + REPS * (KERNEL_MS + OVERHEAD_MS + 5.0) / 1e3
+    marks = (P.Mark("start c0", 5.0), P.Mark("end c0", stretched))
+    busy = replace(inside, marks=marks, windows=(P.LockWindow(4.9, stretched + 0.1, True),))
+    assert judge_speed(PLAN, busy, worker, judge).violation[0].id == "D304"
+    undrained = replace(busy, windows=(P.LockWindow(4.9, stretched + 0.1, False),))
+    result = judge_speed(PLAN, undrained, worker, judge)
+    assert result.violation is None and not result.counted
+    assert any("had not drained" in u for u in result.unchecked)

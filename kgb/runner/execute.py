@@ -197,7 +197,11 @@ def _run(job: Job, plan: P.PlanRecord, job_dir: Path, ctx: JobContext, limits: L
     before = snapshot(gpu) if gpu is not None else None
     # Other processes on this GPU while the worker runs and the judge times its baselines:
     # beside one, D304's window is no evidence and the timings are disturbed.
-    watch = NeighbourWatch(gpu, str(job_dir), (os.getpid(),)).start() \
+    # On a shared GPU the run's other jobs are kgb's own co-tenants, frozen through every
+    # timed window (kgb/runner/gpu_share.py): under docker they are no descendants of kgb, so
+    # they are known by their job folders, under the run's.
+    own = str(ctx.out_dir / "jobs") + os.sep if ctx.shares.get(job.device) else str(job_dir)
+    watch = NeighbourWatch(gpu, own, (os.getpid(),)).start() \
         if gpu is not None and plan.timing else None
     after: dict | str | None = None
     keys: dict[tuple[str, str], Key] = {}

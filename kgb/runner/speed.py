@@ -78,6 +78,10 @@ def judge_speed(plan: P.PlanRecord, execution: P.ExecRecord | None, worker: P.Wo
         if not checked and timed.profiler_ms is not None:
             blind.append(timed.case)
         excess = _excess(timed, execution, baseline)
+        if excess is not None and _undrained(timed, execution):  # as beside a neighbour
+            unchecked.append(f"{timed.case}: {excess}, in a timing window the GPU had not "
+                             "drained for: the window check is no evidence")
+            excess = None
         if excess is not None and neighbours:
             unchecked.append(f"{timed.case}: {excess}, while other processes used this GPU "
                              f"({', '.join(neighbours[:3])}): the window check is no evidence")
@@ -124,6 +128,16 @@ def judge_speed(plan: P.PlanRecord, execution: P.ExecRecord | None, worker: P.Wo
                        and not unlocked)
 
 
+def _undrained(timed: P.TimedCase, execution: P.ExecRecord | None) -> bool:
+    """The case was timed in a granted window the GPU had not drained for: other jobs'
+    queued kernels may have run beside the loop, stretching the supervisor's clock."""
+    return outside_lock(timed, execution) == _UNDRAINED.format(case=timed.case)
+
+
+_UNDRAINED = ("{case}: the GPU did not drain before its timing window (other jobs' kernels "
+              "may have run in it): no speedup counts")
+
+
 def outside_lock(timed: P.TimedCase, execution: P.ExecRecord | None) -> str | None:
     """Why a timed case on a shared GPU was not timed alone (None: it was, or the GPU was not
     shared): its start/end marks, on the supervisor's clock, must both fall inside one granted
@@ -143,8 +157,7 @@ def outside_lock(timed: P.TimedCase, execution: P.ExecRecord | None) -> str | No
         return (f"{timed.case}: its timing window was revoked at its bound (the lock held too "
                 "long): no speedup counts")
     if not window.exclusive:
-        return (f"{timed.case}: the GPU did not drain before its timing window (other jobs' "
-                "kernels may have run in it): no speedup counts")
+        return _UNDRAINED.format(case=timed.case)
     return None
 
 
