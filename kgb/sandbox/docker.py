@@ -9,9 +9,10 @@ uid 65534 — a hard cap kept by the kernel (and charged to the container's memo
 
 The container's own process is an idle `sleep` (uid 0, no capabilities). The worker is an
 `exec` as uid 65534 under kgb's supervisor (`_supervisor.py`): in-container timeout, log caps,
-every uid-65534 process killed when it ends. Then a second exec (`tar`, uid 65534) streams the
-output tmpfs back, and the host unpacks only regular files and folders, at most `output_bytes`,
-into the host output folder. The host keeps its own deadline; `finally` always stops, kills and
+every uid-65534 process killed when it ends. Then the host copies only regular files and
+folders, at most `output_bytes`, into the host output folder: straight from the output tmpfs
+through /proc/PID/root of the idle process where it may (root beside a local engine), else
+through a second exec (`tar`, uid 65534) that streams the tmpfs back to be unpacked. The host keeps its own deadline; `finally` always stops, kills and
 removes the container. Leftovers (a killed kgb) are found by label: `kgb sandbox clean`.
 """
 
