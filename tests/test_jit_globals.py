@@ -14,6 +14,32 @@ from conftest import ROOT, run_kgb, write_submission
 from kgb.worker.jit_globals import non_constexpr_globals
 
 FIXTURES = ROOT / "tests" / "fixtures" / "compile"
+ERRORS = ROOT / "tests" / "fixtures" / "errors"
+
+# Every `kgb verify` of this file in one batch (one member per fixture, each its own report
+# under out/<member>/): five runs of the same task before, each paying kgb's start-up.
+BATCH = {"plain_global": FIXTURES / "addcmul_plain_global.py",
+         "constexpr_global": FIXTURES / "addcmul_constexpr_global.py",
+         "arange_not_pow2": ERRORS / "addcmul_arange_not_pow2.py",
+         "unknown_tl_function": ERRORS / "addcmul_unknown_tl_function.py",
+         "flaggems_namespace": FIXTURES / "addcmul_flaggems_namespace.py"}
+
+
+@pytest.fixture(scope="module")
+def batch(tmp_path_factory) -> Path:
+    """The batch's out folder, once its run ended with exit 0."""
+    root = tmp_path_factory.mktemp("jit-globals")
+    for name, path in BATCH.items():
+        write_submission(root / "subs" / name, {"math.addcmul": path.read_text()}, name=name)
+    done = run_kgb("verify", root / "subs", "--device", "cpu", "--sandbox", "process",
+                   "--only", "math.addcmul", "--json", "--out", root / "out")
+    assert done.returncode == 0, done.stderr
+    return root / "out"
+
+
+def _job(out: Path, member: str) -> dict:
+    [job] = json.loads((out / member / "report.json").read_text())["jobs"]
+    return job
 
 
 def _load(path: Path):
@@ -50,14 +76,10 @@ def test_no_suite_solution_reads_a_refused_global():
     assert len(found) >= 16 and not any(found.values()), found
 
 
-@pytest.mark.parametrize("fixture, verdict", [("addcmul_plain_global.py", "compile_error"),
-                                              ("addcmul_constexpr_global.py", "passed")])
-def test_verify_on_the_cpu_gives_the_gpu_verdict(fixture, verdict, tmp_path):
-    sub = write_submission(tmp_path / "sub", {"math.addcmul": (FIXTURES / fixture).read_text()})
-    done = run_kgb("verify", sub, "--device", "cpu", "--sandbox", "process", "--only",
-                   "math.addcmul", "--json", "--out", tmp_path / "out")
-    assert done.returncode == 0, done.stderr
-    [job] = json.loads((tmp_path / "out" / "report.json").read_text())["jobs"]
+@pytest.mark.parametrize("member, verdict", [("plain_global", "compile_error"),
+                                             ("constexpr_global", "passed")])
+def test_verify_on_the_cpu_gives_the_gpu_verdict(member, verdict, batch):
+    job = _job(batch, member)
     assert job["verdict"] == verdict, job["message"]
     if verdict == "compile_error":
         assert "reads the global HALF" in job["message"]
@@ -86,27 +108,19 @@ def test_plain_errors_raised_by_tritons_compiler_are_compile_errors():
         "runtime"
 
 
-ERRORS = ROOT / "tests" / "fixtures" / "errors"
-
-
 @pytest.mark.slow
-@pytest.mark.parametrize("fixture, says", [("addcmul_arange_not_pow2.py", "power of 2"),
-                                           ("addcmul_unknown_tl_function.py", "fma_fast")])
-def test_what_the_compiler_refuses_is_a_compile_error_at_the_kernels_line(fixture, says,
-                                                                           tmp_path):
+@pytest.mark.parametrize("member, says", [("arange_not_pow2", "power of 2"),
+                                          ("unknown_tl_function", "fma_fast")])
+def test_what_the_compiler_refuses_is_a_compile_error_at_the_kernels_line(member, says, batch):
     """On the CPU the interpreter raises these at launch, from inside the kernel body; a GPU
     refuses them when compiling. Either way the verdict is compile_error, located at the
     kernel's own line (not the launch line), with the trimmed traceback kept."""
-    source = (ERRORS / fixture).read_text()
+    source = BATCH[member].read_text()
     line = next(i for i, text in enumerate(source.splitlines(), 1) if "the mistake" in text)
-    sub = write_submission(tmp_path / "sub", {"math.addcmul": source})
-    done = run_kgb("verify", sub, "--device", "cpu", "--sandbox", "process", "--only",
-                   "math.addcmul", "--json", "--out", tmp_path / "out")
-    assert done.returncode == 0, done.stderr
-    [job] = json.loads((tmp_path / "out" / "report.json").read_text())["jobs"]
+    job = _job(batch, member)
     assert job["verdict"] == "compile_error", job["message"]
     assert says in job["message"] and f"math_addcmul.py:{line}" in job["message"], job["message"]
-    kept = (tmp_path / "out" / job["log_dir"] / "out" / "traceback.txt").read_text()
+    kept = (batch / member / job["log_dir"] / "out" / "traceback.txt").read_text()
     assert f"line {line}" in kept, kept
     assert job["traceback"] == kept  # in report.json too
     assert "kernel file's frames only" in kept and "site-packages" not in kept
@@ -184,16 +198,12 @@ def test_the_cpu_predicts_the_compilers_verdict_on_every_kind_of_global(compiled
                 "DICT", "LIST", "TUPLE", "TENSOR", "PlainClass", "abs", "np"} & accepted
 
 
-def test_a_namedtuple_namespace_of_jit_helpers_passes_on_the_cpu_as_it_compiles(tmp_path):
+def test_a_namedtuple_namespace_of_jit_helpers_passes_on_the_cpu_as_it_compiles(batch):
     """FlagGems' `tle` (a NamedTuple class of jit helpers) compiles for sm_90 (checked here
     with the real compiler), so the CPU must pass it: it once ended compile_error there."""
-    path = FIXTURES / "addcmul_flaggems_namespace.py"
+    path = BATCH["flaggems_namespace"]
     assert non_constexpr_globals(_load(path)) == []
-    sub = write_submission(tmp_path / "sub", {"math.addcmul": path.read_text()})
-    done = run_kgb("verify", sub, "--device", "cpu", "--sandbox", "process", "--only",
-                   "math.addcmul", "--json", "--out", tmp_path / "out")
-    assert done.returncode == 0, done.stderr
-    [job] = json.loads((tmp_path / "out" / "report.json").read_text())["jobs"]
+    job = _job(batch, "flaggems_namespace")
     assert job["verdict"] == "passed", job["message"]
 
 
