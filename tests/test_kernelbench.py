@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import subprocess
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -25,6 +27,9 @@ ANSWERS = ROOT / "tests" / "fixtures" / "kernelbench_modelnew"
 RELU, LINEAR, SOFTMAX = ("activation.kb_1_relu", "matmul.kb_2_linear_bias",
                          "normalization.kb_3_row_softmax")
 LINEAR_AGAIN = "matmul.kb_5_linear_bias_again"
+KIT = ROOT / "scripts" / "kernelbench"
+# The kit's wide softmax again, under its own id, without its wide_batch_size shape (below).
+BLOCK = "normalization.kb_6_softmax_wide"
 
 
 @pytest.fixture(scope="module")
@@ -38,6 +43,70 @@ def imported(tmp_path_factory) -> Path:
     report = import_problems(problems, out)
     assert len(report.failed) == 1, report.failed
     return out
+
+
+@dataclass(frozen=True)
+class Verified:
+    """One `kgb verify` batch over every kernel this file verifies (five runs before, each
+    paying kgb's start-up): members honest, cheats, cuda (the fixture problems), kit
+    (scripts/kernelbench's submission) and block (softmax_block1024.py on BLOCK), over one
+    tasks folder holding all their tasks. A member's report has a `missing` job for each task
+    it did not submit."""
+    done: subprocess.CompletedProcess
+    out: Path
+    kit_tasks: Path  # scripts/kernelbench/problems as `kgb tasks import-kernelbench` made them
+    block_cpu: dict  # BLOCK's CPU shapes as imported, before wide_batch_size was dropped
+
+    def jobs(self, member: str) -> dict[str, dict]:
+        report = json.loads((self.out / member / "report.json").read_text())
+        return {j["task"]: j for j in report["jobs"]}
+
+    def submitted(self, member: str) -> dict[str, dict]:
+        return {t: j for t, j in self.jobs(member).items() if j["verdict"] != "missing"}
+
+
+@pytest.fixture(scope="module")
+def verified(imported, tmp_path_factory) -> Verified:
+    root = tmp_path_factory.mktemp("kb-verify")
+    tasks = root / "tasks"
+    shutil.copytree(imported, tasks)
+    kit_tasks = root / "kit-tasks"
+    assert run_kgb("tasks", "import-kernelbench", KIT / "problems", "--out",
+                   kit_tasks).returncode == 0
+    shutil.copytree(kit_tasks, tasks, dirs_exist_ok=True)
+    problems = root / "block-problems"
+    problems.mkdir()
+    shutil.copy(KIT / "problems" / "2_Softmax_wide.py", problems / "6_Softmax_wide.py")
+    block_tasks = root / "block-tasks"
+    assert run_kgb("tasks", "import-kernelbench", problems, "--out", block_tasks).returncode == 0
+    [task] = load_suite(block_tasks).values()
+    assert task.id == BLOCK
+    block_cpu = {s.name: s.as_dict() for s in task.shapes if not s.gpu_only}
+    # Only wide_dim matters there: wide_batch_size (2049 rows, one interpreted program each)
+    # would triple the member's time.
+    toml = next(block_tasks.rglob("task.toml"))
+    toml.write_text(re.sub(r'\[\[shapes\]\]\nname = "wide_batch_size"\n.*?\n\n', "",
+                           toml.read_text(), flags=re.S))
+    shutil.copytree(block_tasks, tasks, dirs_exist_ok=True)
+    subs = root / "subs"
+    write_submission(subs / "honest", {RELU: (ANSWERS / "relu_honest.py").read_text(),
+                                       LINEAR: (ANSWERS / "linear_honest.py").read_text(),
+                                       SOFTMAX: (ANSWERS / "softmax_honest.py").read_text()},
+                     name="honest")
+    write_submission(subs / "cheats", {
+        RELU: (ANSWERS / "relu_cheat_torch.py").read_text(),
+        LINEAR: (ANSWERS / "linear_zero_init.py").read_text(),
+        LINEAR_AGAIN: (ANSWERS / "linear_cheat_submodule.py").read_text()}, name="cheats")
+    write_submission(subs / "cuda", {RELU: (ANSWERS / "relu_cuda_idioms.py").read_text()},
+                     name="cuda")
+    shutil.copytree(KIT / "submission", subs / "kit")
+    write_submission(subs / "block", {BLOCK: (ANSWERS / "softmax_block1024.py").read_text()},
+                     name="block")
+    out = root / "out"
+    done = run_kgb("verify", subs, "--tasks", tasks, "--device", "cpu", "--sandbox", "process",
+                   "--jobs", "2", "--out", out, timeout=900)
+    assert done.returncode == 0, done.stderr
+    return Verified(done, out, kit_tasks, block_cpu)
 
 
 def test_good_files_become_loadable_tasks_and_the_bad_one_is_reported(imported):
@@ -139,24 +208,10 @@ def test_the_static_layer_reads_modelnew_forward_and_allows_parameters_in_init()
 
 
 @pytest.mark.slow
-def test_modelnew_kernels_are_verified_end_to_end(imported, tmp_path):
-    honest = write_submission(tmp_path / "honest", {
-        RELU: (ANSWERS / "relu_honest.py").read_text(),
-        LINEAR: (ANSWERS / "linear_honest.py").read_text(),
-        SOFTMAX: (ANSWERS / "softmax_honest.py").read_text()})
-    cheats = write_submission(tmp_path / "cheats", {
-        RELU: (ANSWERS / "relu_cheat_torch.py").read_text(),
-        LINEAR: (ANSWERS / "linear_zero_init.py").read_text(),
-        LINEAR_AGAIN: (ANSWERS / "linear_cheat_submodule.py").read_text()})
+def test_modelnew_kernels_are_verified_end_to_end(verified):
     verdicts = {}
-    for name, sub, only in (("honest", honest, f"{RELU},{LINEAR},{SOFTMAX}"),
-                            ("cheats", cheats, f"{RELU},{LINEAR},{LINEAR_AGAIN}")):
-        out = tmp_path / f"out-{name}"
-        done = run_kgb("verify", sub, "--tasks", imported, "--device", "cpu", "--sandbox",
-                       "process", "--jobs", "2", "--only", only, "--json", "--out", out,
-                       timeout=300)
-        assert done.returncode == 0, done.stderr
-        for job in json.loads((out / "report.json").read_text())["jobs"]:
+    for name in ("honest", "cheats"):
+        for job in verified.submitted(name).values():
             verdicts[name, job["task"]] = (job["verdict"], job["rule"])
     assert verdicts["honest", RELU] == ("passed", None)
     assert verdicts["honest", LINEAR] == ("passed", None)
@@ -192,17 +247,11 @@ def test_cuda_idioms_see_a_cuda_device_and_allocate_on_the_cpu():
 
 
 @pytest.mark.slow
-def test_a_kernel_written_for_cuda_passes_on_the_cpu(imported, tmp_path):
+def test_a_kernel_written_for_cuda_passes_on_the_cpu(verified):
     """KernelBench's own Triton example asserts x.is_cuda: `crashed — AssertionError: Tensor
     must be on CUDA` on the CPU before; an honest kernel in that style passes now."""
-    sub = write_submission(tmp_path / "sub", {
-        RELU: (ANSWERS / "relu_cuda_idioms.py").read_text()})
-    out = tmp_path / "out"
-    done = run_kgb("verify", sub, "--tasks", imported, "--device", "cpu", "--sandbox",
-                   "process", "--only", RELU, "--json", "--out", out, timeout=300)
-    assert done.returncode == 0, done.stderr
-    [job] = [j for j in json.loads((out / "report.json").read_text())["jobs"]
-             if j["task"] == RELU]
+    [job] = verified.submitted("cuda").values()
+    assert job["task"] == RELU
     assert (job["verdict"], job["rule"]) == ("passed", None), job["message"]
 
 
@@ -241,46 +290,25 @@ def test_wide_shapes_take_each_dim_above_the_blocks_of_the_problems_own_shape():
 
 
 @pytest.mark.slow
-def test_a_kernel_right_only_below_its_block_is_incorrect_on_the_cpu(tmp_path):
+def test_a_kernel_right_only_below_its_block_is_incorrect_on_the_cpu(verified):
     """Issue 28: a ModelNew for a 4096 x 393216 softmax with a hard-coded BLOCK_SIZE = 1024
     printed `passed` on the CPU. The imported task's wide_dim shape (2 x 262145) runs on the
-    CPU and catches it; the kit's looping kernel passes there (test above)."""
-    problems = tmp_path / "problems"
-    problems.mkdir()
-    shutil.copy(ROOT / "scripts" / "kernelbench" / "problems" / "2_Softmax_wide.py", problems)
-    tasks = tmp_path / "tasks"
-    assert run_kgb("tasks", "import-kernelbench", problems, "--out", tasks).returncode == 0
-    [task] = load_suite(tasks).values()
-    cpu = {s.name: s.as_dict() for s in task.shapes if not s.gpu_only}
+    CPU and catches it; the kit's looping kernel passes there (test below)."""
+    cpu = verified.block_cpu
     assert cpu["wide_dim"] == {"batch_size": 2, "dim": 262145}, cpu
-    # Only wide_dim matters here: wide_batch_size (2049 rows, one interpreted program each)
-    # would triple the test's time.
-    toml = next(tasks.rglob("task.toml"))
-    toml.write_text(re.sub(r'\[\[shapes\]\]\nname = "wide_batch_size"\n.*?\n\n', "",
-                           toml.read_text(), flags=re.S))
-    sub = write_submission(tmp_path / "sub", {
-        task.id: (ANSWERS / "softmax_block1024.py").read_text()})
-    out = tmp_path / "out"
-    done = run_kgb("verify", sub, "--tasks", tasks, "--device", "cpu", "--sandbox", "process",
-                   "--only", task.id, "--json", "--out", out, timeout=600)
-    assert done.returncode == 0, done.stderr
-    [job] = json.loads((out / "report.json").read_text())["jobs"]
+    [job] = verified.submitted("block").values()
+    assert job["task"] == BLOCK
     assert job["verdict"] == "incorrect" and job["message"].startswith("wide_dim"), job
 
 
-def test_the_side_by_side_kit_passes_on_the_cpu(tmp_path):
+def test_the_side_by_side_kit_passes_on_the_cpu(verified):
     """scripts/kernelbench (kgb next to KernelBench's evaluator on a GPU): its problems import
     and its answers pass kgb at the CPU shapes, so the GPU comparison starts from a sound kit."""
-    kit = ROOT / "scripts" / "kernelbench"
-    tasks = tmp_path / "tasks"
-    assert run_kgb("tasks", "import-kernelbench", kit / "problems", "--out", tasks).returncode == 0
-    gpu_only = [s for t in load_suite(tasks).values() for s in t.shapes if s.gpu_only]
+    gpu_only = [s for t in load_suite(verified.kit_tasks).values() for s in t.shapes
+                if s.gpu_only]
     assert {s.name for s in gpu_only} == {"given"}  # 67 M and 1.6 G elements: GPU only
-    done = run_kgb("verify", kit / "submission", "--tasks", tasks, "--device", "cpu",
-                   "--sandbox", "process", "--jobs", "2", "--out", tmp_path / "out", timeout=300)
-    assert done.returncode == 0, done.stderr
-    report = json.loads((tmp_path / "out" / "report.json").read_text())
-    assert {j["task"]: j["verdict"] for j in report["jobs"]} == {
+    report = json.loads((verified.out / "kit" / "report.json").read_text())
+    assert {t: j["verdict"] for t, j in verified.submitted("kit").items()} == {
         "activation.kb_1_gelu_large": "passed", "normalization.kb_2_softmax_wide": "passed"}
     # Issue 28: the CPU pass names the problem's own shape, which ran nowhere — in the
     # verdict's message, the feedback, report.md and report.html (the terminal too).
@@ -292,7 +320,11 @@ def test_the_side_by_side_kit_passes_on_the_cpu(tmp_path):
                                   "runs on a GPU only and was not judged")
     assert "passed on the CPU" in softmax["feedback"] and given in softmax["feedback"]
     for name in ("report.md", "report.html"):
-        text = (tmp_path / "out" / name).read_text()
+        text = (verified.out / "kit" / name).read_text()
         assert "Not judged on this device: 2 kernel(s) passed" in text and \
             "4096, dim=393216" in text, name
-    assert "Not judged on this device" in " ".join(done.stdout.split())
+    # A batch's terminal prints a row per member; verify's table for one run is print_report,
+    # which `kgb report` prints from the same report.json.
+    shown = run_kgb("report", verified.out / "kit")
+    assert shown.returncode == 0, shown.stderr
+    assert "Not judged on this device" in " ".join(shown.stdout.split())
