@@ -101,3 +101,47 @@ def test_a_kernel_registering_a_torch_library_op_gets_dynamo_before_its_run_time
     assert needs_dynamo(str(fixtures / "passed_silu_custom_op_mutates_out.py"))
     assert not needs_dynamo(str(ROOT / "tasks" / "Activation" / "relu" / "solution.py"))
     assert not needs_dynamo(str(fixtures / "missing.py"))
+
+
+_HELPERS = """
+import os, sys
+os.environ["TRITON_INTERPRET"] = "1"
+import torch, triton, triton.language as tl
+from triton.runtime import interpreter as it
+from kgb.worker import interpreter_speed
+
+@triton.jit
+def softmax_rows(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + row * n + offs, mask=offs < n, other=-float("inf"))
+    e = tl.exp(x - tl.max(x, axis=0))  # tl.max and tl.sum are @triton.jit helpers
+    tl.store(out_ptr + row * n + offs, e / tl.sum(e, axis=0), mask=offs < n)
+
+scans = [0]
+original = it._patch_lang
+def counting(fn):
+    scans[0] += 1
+    return original(fn)
+it._patch_lang = counting
+if sys.argv[1] == "on":
+    assert interpreter_speed.apply()
+x = torch.randn(6, 10, generator=torch.Generator().manual_seed(0))
+outs = []
+for _ in range(2):
+    out = torch.empty_like(x)
+    softmax_rows[(6,)](x, out, 10, BLOCK=16)
+    outs.append(out)
+    assert tl.core.is_builtin(tl.load)  # the launch's patches were restored
+print(scans[0], torch.cat(outs).double().sum().item(), torch.equal(outs[0], outs[1]))
+"""
+
+
+def test_the_interpreter_patches_the_language_once_per_launch_with_the_same_results():
+    runs = {mode: subprocess.run([sys.executable, "-c", _HELPERS, mode], capture_output=True,
+                                 text=True, check=True).stdout.split() for mode in ("off", "on")}
+    (scans_off, total_off, same_off), (scans_on, total_on, same_on) = runs["off"], runs["on"]
+    assert total_on == total_off and same_on == same_off == "True"
+    # off: a launch plus two helper calls per program (6 programs, 2 launches); on: each
+    # launch's own patching and one for the helpers' module (tl.core), once per launch
+    assert int(scans_off) >= 2 + 2 * 6 * 2 and int(scans_on) <= 2 * 2, runs

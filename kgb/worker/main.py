@@ -24,7 +24,7 @@ from kgb.bench.channel import STAGE_MARK, Channel
 from kgb.bench.profiler import profile_call
 from kgb.jsonfiles import write_json_atomic
 from kgb.tasks.casegen import call_inputs, fingerprint, load_module, outputs_fingerprint
-from kgb.worker import interpreter_fixes, precompile, timing
+from kgb.worker import interpreter_fixes, interpreter_speed, precompile, timing
 from kgb.worker.compile_clock import CompileClock, startup
 from kgb.worker.cuda_on_cpu import disguised, patch_torch_cuda
 from kgb.worker.errors import candidate_traceback, describe, error_kind
@@ -187,6 +187,7 @@ def _run(spec: P.JobSpec, progress: _Progress) -> None:
     if spec.interpreter:
         progress.autotune_first_config = interpreter_fixes.keep_first_autotune_config()
         progress.interpreter_fixes = interpreter_fixes.apply()
+        interpreter_speed.apply()  # its cost only: nothing a verdict reads changes
         patch_torch_cuda()  # CUDA-written kernels on the CPU (cuda_on_cpu.py)
     trace = DispatchTrace()
     counter = LaunchCounter(spec.kernel_path, trace)
