@@ -6,8 +6,10 @@ fds as an attacker writes them), and the speed grading of windows."""
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -123,13 +125,33 @@ def test_a_window_that_did_not_drain_is_shared():
 # ----------------------------------------------------------- the supervisor's protocol
 
 
-def _start(share: GpuShare, out: Path, name: str, argv: list[str], wall_s: float):
+_SCRATCH: list[str] = []
+
+
+@pytest.fixture(autouse=True)
+def _remove_scratch():
+    yield
+    while _SCRATCH:
+        shutil.rmtree(_SCRATCH.pop(), ignore_errors=True)
+
+
+def _scratch() -> Path:
+    """A job's scratch folder straight under /tmp: bwrap makes the parents of a scratch
+    folder under /tmp 0700 inside the sandbox, so beside the outputs it would hide them."""
+    _SCRATCH.append(tempfile.mkdtemp(prefix="kgb-lock-test-"))
+    return Path(_SCRATCH[-1])
+
+
+def _start(share: GpuShare, out: Path, name: str, argv: list[str], wall_s: float,
+           sandbox=None):
     out.mkdir(parents=True, exist_ok=True)
+    out.chmod(0o777)  # the container's worker (uid 65534) writes its outputs there
     request = SandboxRequest(
-        argv=(sys.executable, *argv), out_dir=out, ro_paths=(),
+        argv=(sys.executable, *argv), out_dir=out, ro_paths=(FIXTURES,),
         env=(("PYTHONPATH", str(FIXTURES)), ("PYTHONDONTWRITEBYTECODE", "1")),
-        tmp_dir=out, label=name, channel=True, share=share)
-    return ProcessSandbox().start(request, Limits(wall_time_s=wall_s, compile_time_s=0.0))
+        tmp_dir=_scratch(), label=name, channel=True, share=share)
+    return (sandbox or ProcessSandbox()).start(request,
+                                               Limits(wall_time_s=wall_s, compile_time_s=0.0))
 
 
 def _go_all(started: dict, stagger: float = 0.0) -> dict:
@@ -177,15 +199,34 @@ def test_supervisor_grants_windows_one_at_a_time_and_reports_them(tmp_path):
     assert a.end <= b.start, "two timed windows overlapped"
 
 
-def test_a_job_frozen_longer_than_its_timeout_still_passes_and_the_hog_times_out(tmp_path):
+@pytest.mark.parametrize("backend", ["process", pytest.param("docker", marks=pytest.mark.docker),
+                                     pytest.param("bwrap", marks=pytest.mark.bwrap)])
+def test_a_job_frozen_longer_than_its_timeout_still_passes_and_the_hog_times_out(tmp_path,
+                                                                                 backend):
     """The attacker takes the lock and never gives it back: the host revokes it at the
     attacker's bound (its run time), the attacker's own job times out, and the honest job,
     frozen for longer than its whole time limit, still finishes in time: frozen seconds are
-    not its time (wall_s leaves them out too)."""
+    not its time (wall_s leaves them out too). Under docker the freeze is the container's
+    `pause`, under bwrap and process SIGSTOP of the sandbox's tree."""
+    from kgb.sandbox import available_backends, create_sandbox
+
+    reason = available_backends().get(backend, "not importable")
+    if reason:
+        pytest.skip(f"{backend} backend unavailable: {reason}")
+    tmp_path.chmod(0o755)
+    sandbox = create_sandbox(backend)
     share = GpuShare("cpu")
-    honest = _start(share, tmp_path / "honest", "honest",
-                    [str(FIXTURES / "honest.py"), "0.0", "1.5"], 2.0)
-    hog = _start(share, tmp_path / "hog", "hog", [str(FIXTURES / "hogs_lock.py")], 3.0)
+    try:
+        honest = _start(share, tmp_path / "honest", "honest",
+                        [str(FIXTURES / "honest.py"), "0.0", "1.5"], 2.0, sandbox)
+        hog = _start(share, tmp_path / "hog", "hog", [str(FIXTURES / "hogs_lock.py")], 3.0,
+                     sandbox)
+        _frozen_past_its_limit(share, honest, hog)
+    finally:
+        sandbox.close()
+
+
+def _frozen_past_its_limit(share: GpuShare, honest, hog) -> None:
     results: dict = {}
     t_honest = threading.Thread(target=lambda: results.__setitem__("honest", honest.go()))
     t_honest.start()
