@@ -431,6 +431,7 @@ def test_a_worker_that_kills_its_supervisor_leaves_nothing(backend, tmp_path):
         sandbox.close()
     assert time.monotonic() - start < 5 + 20
     assert result.returncode != 0
+    assert "cannot start the worker" not in result.stderr, result.stderr  # it did run
     time.sleep(0.5)
     assert not [p for p in psutil.process_iter(["cmdline"]) if marker in (p.info["cmdline"] or [])]
 

@@ -189,11 +189,16 @@ class BwrapSandbox(Sandbox):
         args += ["--proc", "/proc", "--dev", "/dev",
                  "--perms", "1777", "--size", str(SHM_BYTES), "--tmpfs", "/dev/shm",
                  "--perms", "1777", "--size", str(limits.tmp_bytes), "--tmpfs", "/tmp"]
+        made = {"/", "/usr", "/etc", "/tmp", "/dev", "/proc", *SYSTEM_DIRS}
+        # The scratch folder's missing parents 0755 first: implicit ones would be 0700 and
+        # hide an output folder beside it (/tmp/x/scratch beside /tmp/x/out: the worker could
+        # not enter its own folder, and every job failed to start).
+        args += _parents(tmp, made)
         if tmp == "/tmp" or tmp.startswith("/tmp/"):
             args += ["--perms", "0700", "--dir", tmp]
         else:
             args += ["--perms", "0700", "--size", str(limits.tmp_bytes), "--tmpfs", tmp]
-        made = {"/", "/usr", "/etc", "/tmp", "/dev", "/proc", tmp, *SYSTEM_DIRS}
+        made.add(tmp)
         for path in _ro_paths(request):  # after /tmp, so folders under /tmp stay visible
             args += _parents(path, made) + ["--ro-bind", path, path]
             made.add(path)
