@@ -108,8 +108,11 @@ def split_report(stderr: bytes) -> tuple[bytes, dict | None]:
 
 def stopped_while_held(report: dict | None) -> str | None:
     """How a held start was stopped before `go` reached its supervisor (a signal to the
-    supervisor while it waited), or None. The candidate's code never ran then: kgb's side,
+    supervisor while it waited), or why the worker could not be started at all (its folder,
+    its program: kgb's set-up), or None. The candidate's code never ran then: kgb's side,
     never a verdict on the kernel (issue 28: a parent-death signal made a hang `crashed`)."""
+    if isinstance(report, dict) and report.get("not_started"):
+        return f"the worker could not be started in it: {report['not_started']}"
     if report is None or report.get("released", True) or report.get("interrupted") is None:
         return None
     return f"the sandbox's supervisor got signal {report['interrupted']}"
@@ -195,8 +198,9 @@ def keep_count(calls: int, nbytes: int) -> int:
 
 
 def _child(cfg: dict, libc: _Libc, out_w: int, err_w: int,
-           channel: tuple[int, int] | None = None) -> None:
-    """In the forked child: set up, then exec the worker. Never returns."""
+           channel: tuple[int, int] | None = None, failed_w: int | None = None) -> None:
+    """In the forked child: set up, then exec the worker. Never returns. Why it could not
+    exec goes to `failed_w` too (close-on-exec: nothing arrives there once the worker runs)."""
     supervisor = os.getppid()
     try:
         devnull = os.open(os.devnull, os.O_RDONLY)
@@ -238,6 +242,8 @@ def _child(cfg: dict, libc: _Libc, out_w: int, err_w: int,
         os.execve(argv[0], argv, env)
     except BaseException as exc:
         os.write(2, f"kgb sandbox: cannot start the worker: {exc}\n".encode())
+        if failed_w is not None:
+            os.write(failed_w, str(exc)[:500].encode("utf-8", "replace"))
     os._exit(127)
 
 
@@ -735,16 +741,21 @@ def main(argv: list[str]) -> int:
         mark_r, mark_w = os.pipe()
         reply_r, reply_w = os.pipe()
         channel = (mark_w, reply_r)
+    failed_r, failed_w = os.pipe2(os.O_CLOEXEC)
     pid = os.fork()
     if pid == 0:
         os.close(out_r)
         os.close(err_r)
+        os.close(failed_r)
         if channel is not None:
             os.close(mark_r)
             os.close(reply_w)
-        _child(cfg, libc, out_w, err_w, channel)
+        _child(cfg, libc, out_w, err_w, channel, failed_w)
     os.close(out_w)
     os.close(err_w)
+    os.close(failed_w)
+    not_started = _read_all(failed_r).decode("utf-8", "replace")  # "" once the worker execs
+    os.close(failed_r)
     notary = None
     released = not cfg.get("hold")  # a held worker waits for `go`: no candidate code before it
     try:
@@ -761,6 +772,8 @@ def main(argv: list[str]) -> int:
             if cfg.get("hold"):
                 _write_all(reply_w, b"G\n")
         report = _pump(cfg, pid, out_r, err_r, notary)
+        if not_started:  # kgb's side (its folders, its config): never the candidate's exit
+            report["not_started"] = not_started
     except KeyboardInterrupt:
         _kill_everything(cfg.get("kill", "all"), cfg.get("kill_uid"), 5.0)
         os.write(2, REPORT_TAG + json.dumps({"returncode": None, "timed_out": False,
@@ -782,6 +795,18 @@ def main(argv: list[str]) -> int:
     _write_all(1, out)
     _write_all(2, err + REPORT_TAG + json.dumps(report).encode() + b"\n")
     return 0
+
+
+def _read_all(fd: int) -> bytes:
+    data = b""
+    while True:
+        try:
+            chunk = os.read(fd, 4096)
+        except InterruptedError:
+            continue
+        if not chunk:
+            return data
+        data += chunk
 
 
 def _wait_for_go() -> bool:

@@ -12,8 +12,9 @@ The container's own process is an idle `sleep` (uid 0, no capabilities). The wor
 every uid-65534 process killed when it ends. Then the host copies only regular files and
 folders, at most `output_bytes`, into the host output folder: straight from the output tmpfs
 through /proc/PID/root of the idle process where it may (root beside a local engine), else
-through a second exec (`tar`, uid 65534) that streams the tmpfs back to be unpacked. The host keeps its own deadline; `finally` always stops, kills and
-removes the container. Leftovers (a killed kgb) are found by label: `kgb sandbox clean`.
+through a second exec (`tar`, uid 65534) that streams the tmpfs back to be unpacked. The host
+keeps its own deadline; `finally` always stops, kills and removes the container. Leftovers (a
+killed kgb) are found by label: `kgb sandbox clean`.
 """
 
 from __future__ import annotations
@@ -568,8 +569,10 @@ def _collect_direct(container, request: SandboxRequest, limits: Limits) -> list[
             "cap) were not copied out"] if skipped else []
 
 
-def _teardown(container) -> None:
-    """stop → kill → remove; each step may find the container already gone (auto_remove)."""
+def _teardown(container, settle_s: float = 10.0) -> None:
+    """stop → kill → remove; each step may find the container already gone (auto_remove).
+    Then wait until the engine no longer lists it: a removal the engine had in progress (409
+    on ours) left it listed for a moment after a job or an abandoned start had returned."""
     import docker.errors
 
     for step in (lambda: container.stop(timeout=1), container.kill,
@@ -580,6 +583,15 @@ def _teardown(container) -> None:
             return
         except docker.errors.APIError:
             continue
+    deadline = time.monotonic() + settle_s
+    while time.monotonic() < deadline:
+        try:
+            container.reload()
+        except docker.errors.NotFound:
+            return
+        except docker.errors.APIError:
+            pass
+        time.sleep(0.05)
 
 
 def _quietly(fn):
