@@ -43,8 +43,8 @@ def _runner(outputs: tuple, due_in: float) -> tuple[_CallRunner, _Progress]:
     progress = _Progress()
     runner = object.__new__(_CallRunner)
     runner.sync, runner.progress = (lambda: None), progress
-    runner.pending = _LateCheck(3, 0, outputs, outputs_fingerprint(outputs),
-                                time.perf_counter() + due_in)
+    runner.pending = [_LateCheck(3, 0, outputs, outputs_fingerprint(outputs),
+                                 time.perf_counter() + due_in)]
     return runner, progress
 
 
@@ -63,13 +63,29 @@ def test_a_write_during_the_next_call_is_late_unless_that_call_returned_the_memo
     runner.settle(None)
     out[1] = 1.0  # landed while the next call ran
     runner.settle((other,))
-    assert progress.late == {(3, 0)} and runner.pending is None
+    assert progress.late == {(3, 0)} and runner.pending == []
 
     runner, progress = _runner((out,), 0.05)
     runner.settle(None)
     out[2] = 1.0  # the next call wrote the buffer it returns again (an honest reuse)
     runner.settle((out[2:],))
-    assert progress.late == set() and runner.pending is None
+    assert progress.late == set() and runner.pending == []
+
+
+def test_a_check_spans_several_calls_until_its_wait_is_over():
+    out, other = torch.zeros(8), torch.zeros(8)
+    runner, progress = _runner((out,), 0.5)
+    runner.settle(None)
+    runner.settle((other,))  # nothing changed, the wait is not over: still watched
+    assert len(runner.pending) == 1
+    runner.settle(None)
+    out[3] = 1.0  # lands during the second call after it, which returns other memory
+    runner.settle((other,))
+    assert progress.late == {(3, 0)} and runner.pending == []
+
+    runner, progress = _runner((out,), 0.0)
+    runner.settle((other,))  # unchanged at a re-read after its due time: over, no sleep
+    assert runner.pending == [] and progress.late == set()
 
 
 def test_the_wait_is_never_shorter_than_late_write_wait_s():
@@ -79,7 +95,7 @@ def test_the_wait_is_never_shorter_than_late_write_wait_s():
     runner.settle(None)
     runner.settle((), last=True)
     assert time.perf_counter() - began >= P.LATE_WRITE_WAIT_S * 0.95
-    assert progress.late == set() and runner.pending is None
+    assert progress.late == set() and runner.pending == []
 
 
 def test_late_calls_are_marked_in_the_result():

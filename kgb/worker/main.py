@@ -102,6 +102,9 @@ class _LateCheck:
     due: float  # perf_counter() at which the wait is over
 
 
+_MAX_PENDING = 8  # primary calls whose outputs are held for their re-read at once
+
+
 def main(job_dir: Path) -> int:
     spec = P.read(P.JobSpec, job_dir / P.JOB_FILE, P.RESULT_MAX_BYTES)
     progress = _Progress()
@@ -257,31 +260,38 @@ class _CallRunner:
                  progress: _Progress) -> None:
         self.spec, self.task_inputs, self.entry = spec, task_inputs, entry
         self.counter, self.trace, self.sync, self.progress = counter, trace, sync, progress
-        self.pending: _LateCheck | None = None
+        self.pending: list[_LateCheck] = []  # oldest first
 
     def settle(self, returned: tuple | None, last: bool = False) -> None:
-        """Re-read the pending primary call's outputs (threat 13). Called before the candidate
-        runs again (`returned` None): a change now is a late write, whatever comes next. Then
-        after that call (`returned`: what it returned, `last`): once the wait is over (slept for
-        what is left of it), a change is a late write unless that call returned the same memory
-        (an honest kernel reusing its output buffer wrote it). A write that lands before the
-        outputs were saved is seen by the first re-read, which comes after the save."""
-        pending = self.pending
-        if pending is None:
+        """Re-read the pending primary calls' outputs (threat 13), before the candidate runs
+        again (`returned` None) and after each call (`returned`: what it returned). A change
+        is a late write, unless it is seen right after a call that returned that same memory
+        (an honest kernel reusing its output buffer wrote it; the buffer is that call's now).
+        A check ends at its first re-read from `due` on with nothing changed. The first re-read
+        comes after the outputs were saved, so a write that shaped what the judge reads is
+        never excused. `last` (the cases are over, or too many are pending): sleep what is
+        left of the wait, then re-read, excusing nothing."""
+        if not self.pending:
             return
-        after = returned is not None or last
-        if after:
-            left = pending.due - _perf_counter()
+        if last:
+            left = max(c.due for c in self.pending) - _perf_counter()
             if left > 0:
                 time.sleep(left)
-            self.pending = None
         self.sync()
-        if outputs_fingerprint(pending.outputs) == pending.settled:
-            return
+        now = _perf_counter()  # before the re-reads: each re-read is at `now` or later
         tensors = tuple(t for t in (returned or ()) if isinstance(t, torch.Tensor))
-        if not after or not aliases(tensors, pending.outputs):
-            self.progress.late.add((pending.case, pending.call))
-            self.pending = None
+        waiting = []
+        for check in self.pending:
+            if outputs_fingerprint(check.outputs) != check.settled:
+                if returned is None or last or not aliases(tensors, check.outputs):
+                    self.progress.late.add((check.case, check.call))
+            elif now < check.due:
+                waiting.append(check)
+        self.pending = waiting
+        if len(waiting) > _MAX_PENDING:  # bounded memory: the oldest waits in full
+            self.pending = waiting[:1]
+            self.settle(None, last=True)
+            self.pending = waiting[1:]
 
     def case(self, index: int, case: P.CaseSpec) -> P.CaseRecord:
         if case.skip is not None:
@@ -362,8 +372,8 @@ class _CallRunner:
                                 error=f"outputs could not be saved: {str(exc)[:300]}", **base,
                                 **evidence), inputs
         if settled is not None:  # work still landing after the call returned (threat 13)
-            self.pending = _LateCheck(case_index, call_index, outputs, settled,
-                                      settled_at + P.LATE_WRITE_WAIT_S)
+            self.pending.append(_LateCheck(case_index, call_index, outputs, settled,
+                                           settled_at + P.LATE_WRITE_WAIT_S))
         found = aliases(outputs, inputs, spec.inplace)
         return P.CallRecord(status=P.CaseStatus.RETURNED, outputs=metas, aliases=found, **base,
                             **evidence), inputs
