@@ -62,10 +62,13 @@ def test_split_cases_is_contiguous_balanced_and_complete():
 
 # ------------------------------------------------------------------ one sharded run
 @pytest.fixture(scope="module")
-def sharded(tmp_path_factory) -> Path:
+def sharded(tmp_path_factory, addcmul_run) -> Path:
+    """The session's unsharded math.addcmul run again, with its seed, in two shards."""
+    seed = json.loads((addcmul_run[0] / "report.json").read_text())["seed"]
     out = tmp_path_factory.mktemp("sharded") / "out"
     done = run_kgb("verify", "examples/honest", "--device", "cpu", "--sandbox", "process",
-                   "--only", TASK, "--jobs", "2", "--shard-cases", "on", "--out", out)
+                   "--only", TASK, "--jobs", "2", "--shard-cases", "on", "--seed", seed,
+                   "--out", out)
     assert done.returncode == 0, done.stderr[-3000:]
     return out
 
@@ -90,6 +93,27 @@ def test_sharded_and_unsharded_runs_give_the_same_verdict_and_case_records(shard
     assert [c for s in shards for c in s["cases"]] == [c["id"] for c in whole["cases"]]
     assert all(len(s["cases"]) >= 2 and s["device"] == "cpu" for s in shards)
     assert [s["log_dir"] for s in shards] == [f"jobs/{TASK}/shard-1", f"jobs/{TASK}/shard-2"]
+
+
+@pytest.mark.slow
+def test_the_merged_folder_is_the_one_the_unsharded_job_left(sharded, addcmul_run):
+    """Same seed: the merged plan is the unsharded job's, the judgement of every call and the
+    worker's records (times apart) are the same, and so is the verdict record."""
+    merged, whole = sharded / "jobs" / TASK, addcmul_run[0] / "jobs" / TASK
+
+    def read(folder: Path, name: str):
+        return json.loads((folder / name).read_text())
+
+    def untimed(value):
+        if isinstance(value, dict):
+            return {k: untimed(v) for k, v in value.items() if k not in ("wall_s", "compile_s")}
+        return [untimed(v) for v in value] if isinstance(value, list) else value
+
+    assert read(merged, "plan.json") == read(whole, "plan.json")
+    assert read(merged, P.JUDGE_FILE)["cases"] == read(whole, P.JUDGE_FILE)["cases"]
+    result = f"{P.OUT_DIR}/{P.RESULT_FILE}"
+    assert untimed(read(merged, result)) == untimed(read(whole, result))
+    assert read(merged, P.VERDICT_FILE)["verdict"] == read(whole, P.VERDICT_FILE)["verdict"]
 
 
 @pytest.mark.slow
