@@ -374,3 +374,27 @@ def test_run_sharded_splits_merges_once_and_leaves_a_stopped_task_unfinished(mon
     shards.run_sharded([(job, ctx)], ("cpu", "cpu"), None, Progress(), lambda w: None,
                        mode="off")
     assert [p for p, _ in seen["works"]] == [job]
+
+
+@pytest.mark.slow
+def test_a_shard_s_worker_cannot_speak_for_a_case_another_shard_ran(task_copy):
+    """Shard 1's evidence shows PyTorch at run time on its first case; shard 2's worker also
+    writes a clean record (and timing marks) for that case. Only shard 1 speaks for it."""
+    first, second = _shard(task_copy, 1), _shard(task_copy, 2)
+    result = json.loads((first / P.OUT_DIR / P.RESULT_FILE).read_text())
+    case = result["cases"][0]
+    forged = json.loads(json.dumps(case))
+    case["calls"][0]["torch_ops"] = ["aten::addcmul"]
+    (first / P.OUT_DIR / P.RESULT_FILE).write_text(json.dumps(result))
+    other = json.loads((second / P.OUT_DIR / P.RESULT_FILE).read_text())
+    other["cases"].append(forged)
+    (second / P.OUT_DIR / P.RESULT_FILE).write_text(json.dumps(other))
+    execution = json.loads((second / P.EXEC_FILE).read_text())
+    execution["marks"] = [{"label": f"start {case['id']}", "t": 1.0}] + execution["marks"]
+    (second / P.EXEC_FILE).write_text(json.dumps(execution))
+    record = _merge(task_copy)
+    assert record.verdict.verdict == P.Verdict.REJECTED and record.verdict.rule == "D206", \
+        record.verdict
+    assert record.verdict.message.startswith(f"{case['id']}:")
+    merged = json.loads((task_copy / "jobs" / TASK / P.EXEC_FILE).read_text())
+    assert f"start {case['id']}" not in [m["label"] for m in merged["marks"]]

@@ -369,8 +369,8 @@ def _write_merged(files: list[_ShardFiles], task_dir: Path) -> None:
     """Every shard ran its cases: one result, one sandbox record and one judgement over the
     union, in plan order. A shard whose judge failed leaves the task unjudged (no judge.json,
     its judge.log), as a failed judge leaves an unsharded job: unverified, never incorrect."""
-    results = [f.result for f in files if isinstance(f.result, P.WorkerResult)]
-    execs = [f.execution for f in files if f.execution is not None]
+    results = [_own(f.result, f.plan) for f in files if isinstance(f.result, P.WorkerResult)]
+    execs = [_own_exec(f.execution, f.plan, files) for f in files if f.execution is not None]
     result = P.WorkerResult(
         stage=results[-1].stage, cases=tuple(c for r in results for c in r.cases),
         autotune_first_config=any(r.autotune_first_config for r in results),
@@ -420,6 +420,27 @@ def ghosts_over_union(cases: tuple[P.CaseJudgement, ...]) -> tuple[P.CaseJudgeme
         return call
 
     return tuple(replace(case, calls=tuple(undo(c) for c in case.calls)) for case in cases)
+
+
+def _own(result: P.WorkerResult, plan: P.PlanRecord) -> P.WorkerResult:
+    """A shard's worker speaks for its own cases only: a record or timing it wrote for a case
+    another shard ran (a forged clean record overriding that shard's evidence) is dropped, as
+    an unknown case id is in one job."""
+    own = {c.id for c in plan.cases}
+    return replace(result, cases=tuple(c for c in result.cases if c.id in own),
+                   timed=tuple(t for t in result.timed if t.case in own))
+
+
+def _own_exec(execution: P.ExecRecord, plan: P.PlanRecord, files: list[_ShardFiles]
+              ) -> P.ExecRecord:
+    """The supervisor's marks and commits a shard's worker sent, less those naming a case of
+    another shard (its timing-loop window or commitment would come first in the merge)."""
+    own = {c.id for c in plan.cases}
+    others = {c.id for f in files for c in f.plan.cases} - own
+    return replace(execution,
+                   marks=tuple(m for m in execution.marks
+                               if m.label.partition(" ")[2] not in others),
+                   commits=tuple(c for c in execution.commits if c.case not in others))
 
 
 # How the sandbox records' fields merge where "the largest" is not the answer (below).
