@@ -118,10 +118,12 @@ def split_cases(weights: list[float], shards: int, min_cases: int = MIN_CASES
     weight, each holding at least `min_cases` cases (where there are that many)."""
     n = len(weights)
     shards = max(1, min(shards, n // max(1, min_cases) or 1))
-    total = sum(weights) or float(n)
+    if not sum(weights):  # nothing known: cases count alike
+        weights = [1.0] * n
+    total = sum(weights)
     cumulative = [0.0]
     for w in weights:
-        cumulative.append(cumulative[-1] + (w if sum(weights) else 1.0))
+        cumulative.append(cumulative[-1] + w)
     ranges, start = [], 0
     for k in range(1, shards):
         target = total * k / shards
