@@ -161,3 +161,14 @@ def test_the_interpreter_patches_the_language_once_per_launch_with_the_same_resu
     # off: a launch plus two helper calls per program (6 programs, 2 launches); on: each
     # launch's own patching and one for the helpers' module (tl.core), once per launch
     assert int(scans_off) >= 2 + 2 * 6 * 2 and int(scans_on) <= 2 * 2, runs
+
+
+def test_large_outputs_are_not_held_past_their_own_wait():
+    big = torch.zeros(70 << 20, dtype=torch.uint8)  # 70 MiB, four of them past the bound
+    runner, progress = _runner((big,), P.LATE_WRITE_WAIT_S)
+    runner.pending += [_LateCheck(3, n, (torch.zeros_like(big),), runner.pending[0].settled,
+                                  time.perf_counter() + P.LATE_WRITE_WAIT_S) for n in (1, 2, 3)]
+    began = time.perf_counter()
+    runner.bound()
+    assert len(runner.pending) == 3 and runner.pending[0].call == 1  # the oldest waited in full
+    assert time.perf_counter() - began >= P.LATE_WRITE_WAIT_S * 0.95 and progress.late == set()

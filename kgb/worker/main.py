@@ -102,7 +102,11 @@ class _LateCheck:
     due: float  # perf_counter() at which the wait is over
 
 
-_MAX_PENDING = 8  # primary calls whose outputs are held for their re-read at once
+# Primary calls whose outputs may be held for their re-read at once, and their bytes: past
+# either, the oldest waits in full before the next call, as every call did before (large
+# outputs are not held beside the next case's inputs).
+_MAX_PENDING = 8
+_MAX_PENDING_BYTES = 256 << 20
 
 
 def main(job_dir: Path) -> int:
@@ -288,10 +292,17 @@ class _CallRunner:
             elif now < check.due:
                 waiting.append(check)
         self.pending = waiting
-        if len(waiting) > _MAX_PENDING:  # bounded memory: the oldest waits in full
-            self.pending = waiting[:1]
+
+    def bound(self) -> None:
+        """Hold at most _MAX_PENDING checks and _MAX_PENDING_BYTES of outputs: the oldest
+        waits in full until both hold."""
+        def held() -> int:
+            return sum(o.nbytes for c in self.pending for o in c.outputs)
+
+        while self.pending and (len(self.pending) > _MAX_PENDING or held() > _MAX_PENDING_BYTES):
+            rest, self.pending = self.pending[1:], self.pending[:1]
             self.settle(None, last=True)
-            self.pending = waiting[1:]
+            self.pending = rest
 
     def case(self, index: int, case: P.CaseSpec) -> P.CaseRecord:
         if case.skip is not None:
@@ -374,6 +385,7 @@ class _CallRunner:
         if settled is not None:  # work still landing after the call returned (threat 13)
             self.pending.append(_LateCheck(case_index, call_index, outputs, settled,
                                            settled_at + P.LATE_WRITE_WAIT_S))
+            self.bound()
         found = aliases(outputs, inputs, spec.inplace)
         return P.CallRecord(status=P.CaseStatus.RETURNED, outputs=metas, aliases=found, **base,
                             **evidence), inputs
