@@ -32,8 +32,10 @@ demo-broken: venv
 sandboxes: venv
 	.ci/setup-sandboxes
 
+# Two pytest-xdist workers, one a core: tests that share a run go to one worker, the slowest
+# start first (tests/conftest.py). `-n 0` (or plain pytest) runs them in one process.
 test: venv
-	$(PY) -m pytest -q --durations=15
+	$(PY) -m pytest -q -n 2 --dist loadgroup --no-loadscope-reorder --durations=15
 
 # Every task's quality check (`make test` checks a fixed quarter of the suite, see
 # tests/test_suite_quality.py; KGB_QUALITY=all there checks all), then every task's solution

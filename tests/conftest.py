@@ -11,6 +11,30 @@ from kgb.suite.corpus import trimmed_suite, write_submission  # noqa: F401 - sha
 
 ROOT = Path(__file__).resolve().parent.parent
 
+# `make test` runs two pytest-xdist workers (`-n 2 --dist loadgroup --no-loadscope-reorder`,
+# pyproject.toml): the machine has two cores and most tests keep one busy. A fixture shared
+# wider than one test is built once per worker that runs a test using it, so every test that
+# shares one is sent to one worker (pytest_collection_modifyitems below): a session run of
+# this file's (SHARED_RUNS) and any module- or class-scoped fixture tie their tests into one
+# group; a test that shares nothing goes to whichever worker is free.
+SHARED_RUNS = frozenset({"broken_run", "addcmul_run"})
+
+# The slowest groups first (measured: docs/decisions.md, "`make test` on two workers"), so the
+# two workers end together instead of one starting a 3-minute test at the end; the rest keep
+# pytest's order. A prefix of a test id; a group goes where its first test goes.
+SLOW_FIRST = (
+    "tests/test_dynamic_corpus.py",
+    "tests/test_examples.py::test_honest_example",
+    "tests/test_examples.py::test_broken",
+    "tests/test_sandbox.py::test_hostile_kernels",
+    "tests/test_kernelbench.py",
+    "tests/test_suite_quality.py",
+    "tests/test_jit_globals.py",
+    "tests/test_sandbox.py",
+    "tests/test_api.py",
+    "tests/test_serve.py",
+)
+
 
 @pytest.fixture(autouse=True, scope="session")
 def _private_config(tmp_path_factory):
@@ -96,3 +120,56 @@ def build_real_report(folder: Path, jobs: list[tuple[str, str, float | None]],
     return write_report(build_report(header, entries, complete=True), folder)
 
 
+
+
+def _shared_keys(item: pytest.Item) -> set[str]:
+    """What `item` shares with other tests: SHARED_RUNS it uses and the module or class of
+    each module-, class- or package-scoped fixture it uses (those are built once there)."""
+    info = getattr(item, "_fixtureinfo", None)
+    if info is None:
+        return set()
+    keys = {name for name in info.names_closure if name in SHARED_RUNS}
+    for name, defs in info.name2fixturedefs.items():
+        if name in SHARED_RUNS or not defs:
+            continue
+        scope = defs[-1].scope
+        if scope in ("module", "class", "package"):
+            keys.add(f"{item.path.name}:{scope}:{name}")  # type: ignore[attr-defined]
+    return keys
+
+
+def _groups(items: list[pytest.Item]) -> dict[int, str]:
+    """Index of each item that shares a fixture -> its group's name: items that share any
+    key are one group (union-find over the keys)."""
+    parent: dict[str, str] = {}
+
+    def find(key: str) -> str:
+        while parent.setdefault(key, key) != key:
+            parent[key] = parent[parent[key]]
+            key = parent[key]
+        return key
+
+    keys = [sorted(_shared_keys(item)) for item in items]
+    for item_keys in keys:
+        for other in item_keys[1:]:
+            parent[find(other)] = find(item_keys[0])
+    return {i: find(k[0]).replace(":", "-") for i, k in enumerate(keys) if k}
+
+
+def _rank(nodeid: str) -> int:
+    return next((i for i, prefix in enumerate(SLOW_FIRST) if nodeid.startswith(prefix)),
+                len(SLOW_FIRST))
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the xdist_group marks
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    groups = _groups(items)
+    first: dict[str, int] = {}  # a group's rank: its slowest member's
+    for i, item in enumerate(items):
+        if i in groups:
+            group = groups[i]
+            first[group] = min(first.get(group, len(SLOW_FIRST)), _rank(item.nodeid))
+            item.add_marker(pytest.mark.xdist_group(group))
+    order = {id(item): (first[groups[i]] if i in groups else _rank(item.nodeid), i)
+             for i, item in enumerate(items)}
+    items.sort(key=lambda item: order[id(item)])
