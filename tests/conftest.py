@@ -12,7 +12,7 @@ from kgb.suite.corpus import trimmed_suite, write_submission  # noqa: F401 - sha
 ROOT = Path(__file__).resolve().parent.parent
 
 # `make test` runs two pytest-xdist workers (`-n 2 --dist loadgroup --no-loadscope-reorder`,
-# pyproject.toml): the machine has two cores and most tests keep one busy. A fixture shared
+# the Makefile): the machine has two cores and most tests keep one busy. A fixture shared
 # wider than one test is built once per worker that runs a test using it, so every test that
 # shares one is sent to one worker (pytest_collection_modifyitems below): a session run of
 # this file's (SHARED_RUNS) and any module- or class-scoped fixture tie their tests into one
@@ -161,7 +161,20 @@ def _rank(nodeid: str) -> int:
                 len(SLOW_FIRST))
 
 
-@pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the xdist_group marks
+def _join_group(item: pytest.Item, group: str) -> None:
+    """What pytest-xdist's `--dist loadgroup` does for an `xdist_group` mark: the test id gets
+    `@group`, and the scheduler sends the ids with one suffix to one worker. Done here because
+    xdist 3.8 writes `item._nodeid`, which pytest 9.2 no longer reads (ids are `item._id`), so
+    its marks group nothing there (seen: one module fixture built in both workers)."""
+    nodeid = f"{item.nodeid}@{group}"
+    if hasattr(item, "_nodeid"):  # pytest before 9.2
+        item._nodeid = nodeid
+    else:
+        from _pytest.nodeid import NodeId
+
+        item._id = NodeId.parse(nodeid)  # type: ignore[attr-defined]
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     groups = _groups(items)
     first: dict[str, int] = {}  # a group's rank: its slowest member's
@@ -169,7 +182,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if i in groups:
             group = groups[i]
             first[group] = min(first.get(group, len(SLOW_FIRST)), _rank(item.nodeid))
-            item.add_marker(pytest.mark.xdist_group(group))
     order = {id(item): (first[groups[i]] if i in groups else _rank(item.nodeid), i)
              for i, item in enumerate(items)}
+    if getattr(config.option, "loadgroup", False):  # an xdist worker under --dist loadgroup
+        for i, item in enumerate(items):
+            if i in groups:
+                _join_group(item, groups[i])
     items.sort(key=lambda item: order[id(item)])
