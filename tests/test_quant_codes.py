@@ -9,7 +9,8 @@ or x * (QMAX / absmax) instead of x / s) against truncation, off-by-one, a per-t
 where the task's is per row or group, and a wrong QMAX — with the task's scale outputs kept
 right, so only the codes can fail. `python tests/test_quant_codes.py` prints the table over
 the CPU shapes, 20 seeds, both modes and every dtype (docs/decisions.md quotes it); the tests
-below pin the decisions on a few cases each."""
+below pin the decisions on a few cases each. int4_per_group_asym's codes are judged as q - zero
+of their group (its task.toml `[zero_point]`), so its share column counts offsets that moved."""
 
 from __future__ import annotations
 
@@ -23,7 +24,9 @@ from pathlib import Path
 import pytest
 import torch
 
+from kgb.errors import TaskError
 from kgb.judge.compare import compare_outputs
+from kgb.judge.zero_point import as_offsets
 from kgb.tasks.loader import load_task
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -230,6 +233,12 @@ def _moved(out: torch.Tensor, ref: torch.Tensor) -> int:
     return int((out != ref).sum())
 
 
+def _offsets_moved(got: tuple, ref: tuple, tol) -> int:
+    """int4_per_group_asym: how many offsets q - zero differ from the reference's."""
+    out, expected, _ = as_offsets(list(got), list(ref), tol.zero_point)
+    return int((out[0] != expected[0]).sum())
+
+
 def cases(fam: Family, seeds: range, dtypes: tuple[str, ...] | None = None,
           max_numel: int | None = None, modes: tuple[str, ...] = ("standard", "outlier"),
           shapes: tuple[str, ...] | None = None):
@@ -264,15 +273,17 @@ def measure(fam: Family, seeds: range) -> dict[str, dict]:
                 continue
             row = table.setdefault((name, mode), {"share": [], "rel_l2": [], "passed": 0,
                                                   "n": 0, "fails": []})
-            moved = _moved(got[0], ref[0])
+            moved = _moved(got[0], ref[0]) if fam.kind != "asym" else _offsets_moved(got, ref, tol)
             if moved == 0:
                 if name in HONEST:  # the reference's own codes: passes
                     row["passed"] += 1
                     row["n"] += 1
                 continue  # a wrong answer this case cannot tell apart (no ties, say)
             n = ref[0].numel()
-            codes = compare_outputs([got[0]], [ref[0]], tol)
-            ok = codes.passed and (fam.kind not in ("asym", "kv")
+            # asym: its codes are judged as q - zero, which needs the zero output beside them
+            codes = compare_outputs(list(got), list(ref), tol) if fam.kind == "asym" else \
+                compare_outputs([got[0]], [ref[0]], tol)
+            ok = codes.passed and (fam.kind != "kv"
                                    or compare_outputs(list(got), list(ref), tol).passed)
             row["share"].append((moved / n, moved, n, dtype, shape, seed))
             row["rel_l2"].append((codes.rel_l2 if codes.rel_l2 is not None else math.inf,
@@ -351,11 +362,12 @@ def test_a_bfloat16_quotient_fails_the_share_bound(task):
     assert failed and all(failed)
 
 
-@pytest.mark.parametrize("task", SHARE + KEPT)
+@pytest.mark.parametrize("task", SHARE + KEPT + ("int4_per_group_asym",))
 def test_honest_roundings_pass_and_wrong_quantizers_fail(task):
     fam = _family(task)
     task_tol = load_task(QUANT / task).tolerance_for("float32")
-    assert (task_tol.int_mismatch is not None) == (task in SHARE)
+    # int4_per_group_asym: the share of its offsets q - zero (test_a_flipped_zero_point...)
+    assert (task_tol.int_mismatch is not None) == (task in SHARE + ("int4_per_group_asym",))
     for t, dtype, shape, mode, _seed, inputs, ref in cases(fam, range(1), max_numel=20_000):
         tol = t.tolerance_for(dtype)
         for name in HONEST_FOR.get(task, HONEST):
@@ -366,6 +378,123 @@ def test_honest_roundings_pass_and_wrong_quantizers_fail(task):
             got = variant(fam, name, inputs, ref)
             if got is not None and _moved(got[0], ref[0]):
                 assert not compare_outputs(list(got), list(ref), tol).passed, (name, dtype, shape)
+
+
+# ---- int4_per_group_asym: codes as offsets from their zero point ---------------------------
+
+ASYM = _family("int4_per_group_asym")
+# (variant, dtype, shape, mode, seed): honest roundings (in the contract: round half to even of
+# another float32 form of the quotient) that failed when q was compared alone — measured by
+# main() before the [zero_point] comparison. A zero point on a tie flipped, its group's codes
+# moved along; in the last, an element's own tie moved too (that q moved by two).
+FLIPPED_ZERO = [
+    ("recip", "float16", "tiny", "standard", 17),  # rel_l2 over q 4.2e-2
+    ("qmax_over_amax", "bfloat16", "small-square", "standard", 5),  # the zeros' rel_l2 > 2e-2
+    ("qmax_over_amax", "bfloat16", "small-square", "outlier", 5),
+    ("qmax_over_amax", "bfloat16", "medium", "standard", 0),  # a q two steps away
+]
+
+
+def _asym_case(dtype: str, shape: str, mode: str, seed: int):
+    ((t, *_, inputs, ref),) = cases(ASYM, range(seed, seed + 1), (dtype,), modes=(mode,),
+                                    shapes=(shape,))
+    return t.tolerance_for(dtype), inputs, list(ref)
+
+
+@pytest.mark.parametrize("name,dtype,shape,mode,seed", FLIPPED_ZERO)
+def test_a_flipped_zero_point_with_its_codes_passes_as_offsets(name, dtype, shape, mode, seed):
+    tol, inputs, ref = _asym_case(dtype, shape, mode, seed)
+    got = list(variant(ASYM, name, inputs, ref))
+    assert (got[2] != ref[2]).any()  # a zero point moved, and its group's codes with it
+    assert compare_outputs(got, ref, tol).passed
+    assert not compare_outputs(got, ref, replace(tol, zero_point=None, int_mismatch=None)).passed
+
+
+def _shifted(ref: list[torch.Tensor], by: int, groups: torch.Tensor) -> list[torch.Tensor]:
+    """The reference's answer with the zero point of `groups` (a [N, G] mask) moved by `by` and
+    their codes moved along (clamped to 0..15 like the codes): the same offsets but at the
+    clamped ends."""
+    zero = torch.where(groups, (ref[2].int() + by).clamp(0, 15), ref[2].int())
+    every = groups.repeat_interleave(128, dim=1)[:, :ref[0].shape[1]]
+    q = torch.where(every, (ref[0].int() + by).clamp(0, 15), ref[0].int())
+    return [q.to(torch.uint8), ref[1], zero.to(torch.uint8)]
+
+
+def test_wrong_codes_or_zero_points_fail_the_offsets():
+    """Truncation, off-by-one codes beside the right zero point, a per-tensor scale (both q
+    and zero computed with it), a zero point off by two in one group, zero points rounded up
+    in every group (codes moved along: only the clamped ends of the offsets move), and a code
+    of 16 beside a zero point moved to match: each fails, each on a case that tells it apart."""
+    tol, inputs, ref = _asym_case("float32", "small-square", "standard", 0)
+    for name in ("truncate", "off_by_one", "per_tensor", "wrong_qmax"):
+        got = list(variant(ASYM, name, inputs, ref))
+        assert not compare_outputs(got, ref, tol).passed, name
+    one = torch.zeros_like(ref[2], dtype=torch.bool)
+    one[0, 0] = True
+    off_by_two = _shifted(ref, -2, one) if int(ref[2][0, 0]) >= 2 else _shifted(ref, 2, one)
+    assert "differ by more than 1" in compare_outputs(off_by_two, ref, tol).message
+    wf = inputs[0].float()
+    lo, hi = _amax(wf, "group", torch.amin), _amax(wf, "group")
+    up = torch.ceil(-lo / ((hi - lo).clamp(min=1e-5) / 15))[:, ::128] != ref[2].float()
+    assert not compare_outputs(_shifted(ref, 1, up), ref, tol).passed
+    # zero points moved in 16 of 128 groups: the offsets move only at the clamped ends (within
+    # their bound), the zero points' own share bound fails it
+    some = torch.zeros_like(ref[2], dtype=torch.bool)
+    some[::8] = True
+    assert compare_outputs(_shifted(ref, 1, some), ref, tol).message.startswith("output 2: 16 ")
+    top = (ref[0] == 15).nonzero()[0]  # a code at the top of the range: 16 if not clamped
+    unclamped = [ref[0].clone(), ref[1], ref[2].clone()]
+    unclamped[0][top[0], :128] += 1
+    unclamped[2][top[0], 0] += 1
+    assert "outside the format's range [0, 15]" in compare_outputs(unclamped, ref, tol).message
+
+
+def test_a_bfloat16_quotient_fails_the_offsets_on_float_inputs():
+    """w / scale in bfloat16 (threat 19) moves >= 0.5% of the offsets on float32 and float16
+    inputs, honest roundings <= 0.05%: it fails the 0.2% bound (not the tiny shape's 3-code
+    floor). On bfloat16 inputs it moves 0.38-0.5%, honest ties away from zero 0.20%: passes."""
+    for dtype in ("float32", "float16"):
+        tol, inputs, ref = _asym_case(dtype, "odd", "standard", 0)
+        wf = inputs[0].float()
+        lo, hi = _amax(wf, "group", torch.amin), _amax(wf, "group")
+        scale = ((hi - lo).clamp(min=1e-5) / 15).bfloat16()
+        zero = (-torch.round((lo.bfloat16() / scale).float())).clamp(0, 15)
+        q = (torch.round((wf.bfloat16() / scale).float()) + zero).clamp(0, 15)
+        got = [q.to(torch.uint8), ref[1], zero[:, ::128][:, :ref[2].shape[1]].to(torch.uint8)]
+        assert "codes differ" in compare_outputs(got, ref, tol).message, dtype
+
+
+def test_a_zero_point_declaration_that_does_not_fit_the_reference_is_the_tasks_error():
+    tol, _inputs, ref = _asym_case("float32", "tiny", "standard", 0)
+    assert tol.zero_point is not None
+    with pytest.raises(TaskError, match="does not fit"):
+        compare_outputs(ref, ref, replace(tol, zero_point=replace(tol.zero_point, group=64)))
+    with pytest.raises(TaskError, match="does not exist"):
+        compare_outputs(ref[:2], ref[:2], tol)
+
+
+@pytest.mark.parametrize("table", [
+    "codes = 0\nzeros = 2\ngroup = 128\nrange = [0, 15]",  # zeros_mismatch missing
+    "codes = 0\nzeros = 0\ngroup = 128\nrange = [0, 15]\nzeros_mismatch = 0.05",
+    "codes = 0\nzeros = 2\ngroup = 0\nrange = [0, 15]\nzeros_mismatch = 0.05",
+    "codes = 0\nzeros = 2\ngroup = 128\nrange = [15, 0]\nzeros_mismatch = 0.05",
+    "codes = 0\nzeros = 2\ngroup = 128\nrange = [0, 15]\nzeros_mismatch = 0.5",
+    "codes = '0'\nzeros = 2\ngroup = 128\nrange = [0, 15]\nzeros_mismatch = 0.05",
+    "codes = 0\nzeros = 2\ngroup = 128\nrange = [0, 15]\nzeros_mismatch = 0.05\nmax = 1",
+])
+def test_a_malformed_zero_point_declaration_is_a_task_load_error(tmp_path, table):
+    folder = tmp_path / "t"
+    folder.mkdir()
+    for name in ("inputs.py", "reference.py"):
+        (folder / name).write_text((QUANT / "int4_per_group_asym" / name).read_text())
+    text = (QUANT / "int4_per_group_asym" / "task.toml").read_text()
+    start, end = text.index("[zero_point]\n"), text.index("[tolerance.float32]")
+    (folder / "task.toml").write_text(text[:start] + "[zero_point]\n" + table + "\n\n"
+                                      + text[end:])
+    with pytest.raises(TaskError, match=r"\[zero_point\]"):
+        load_task(folder)
+    (folder / "task.toml").write_text(text)
+    assert load_task(folder).tolerance_for("float32").zero_point is not None
 
 
 def main() -> None:

@@ -4,7 +4,8 @@ A float output passes when NaN/±Inf positions match exactly, every finite eleme
 atol + rtol·|ref| (allclose), AND the relative L2 error ‖out−ref‖/‖ref‖ is within rel_l2 — the
 second test is what stops an all-zero answer from passing a task whose outputs are tiny
 (threat 6). Integer outputs may differ by at most int_atol (where the task sets int_mismatch,
-at most that share of the codes may differ at all, in place of rel_l2 over the codes). A float8
+at most that share of the codes may differ at all, in place of rel_l2 over the codes; a task
+with a `[zero_point]` has its codes compared as q - zero, kgb.judge.zero_point). A float8
 output is compared in units in the last place of its format: at most int_atol ulps from the
 reference (a quantizer's tie flipped by another float32 rounding of x / scale), NaN positions
 exact, and its relative L2 error within rel_l2 (a kernel that truncates instead of rounding is
@@ -37,6 +38,7 @@ from dataclasses import dataclass, replace
 
 import torch
 
+from kgb.judge.zero_point import as_offsets
 from kgb.tasks.model import Tolerance
 
 TRUTH_FACTOR = 4.0  # how much further from the float64 truth than honest noise a kernel may be
@@ -78,15 +80,23 @@ def compare_outputs(candidate: list[torch.Tensor], reference: list[torch.Tensor]
         if out.dtype != ref.dtype:
             return Comparison(False, message=f"output {i} has dtype {out.dtype}, expected "
                                              f"{ref.dtype}")
+    zp = tol.zero_point if not exact else None
+    if zp is not None:  # an asymmetric quantizer: its codes as offsets from their zero point
+        candidate, reference, problem = as_offsets(candidate, reference, zp)
+        if problem:
+            return Comparison(False, message=problem)
+    for i, (out, ref) in enumerate(zip(candidate, reference)):
         own_truth = truth[i] if truth is not None and i < len(truth) and \
             tuple(truth[i].values.shape) == tuple(ref.shape) and \
             tuple(truth[i].sensitivity.shape) == tuple(ref.shape) else None
         if own_truth is not None and own_truth.baseline is not None and \
                 tuple(own_truth.baseline.shape) != tuple(ref.shape):
             own_truth = replace(own_truth, baseline=None)
-        one = _compare_one(out, ref, tol, exact, truth=own_truth)
+        own_tol = replace(tol, int_mismatch=zp.zeros_mismatch) if zp and i == zp.zeros else tol
+        one = _compare_one(out, ref, own_tol, exact, truth=own_truth)
         if not one.passed:
-            return Comparison(False, one.max_abs, one.rel_l2, f"output {i}: {one.message}",
+            label = f"output {i}" + (" (codes - zero point)" if zp and i == zp.codes else "")
+            return Comparison(False, one.max_abs, one.rel_l2, f"{label}: {one.message}",
                               one.numeric)
         worst = Comparison(True, max(worst.max_abs or 0.0, one.max_abs or 0.0),
                            max(worst.rel_l2 or 0.0, one.rel_l2 or 0.0))

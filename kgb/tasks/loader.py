@@ -6,6 +6,7 @@ Only the TOML is read here. inputs.py (make_inputs) is loaded by both workers; r
 from __future__ import annotations
 
 import tomllib
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,7 @@ from kgb.tasks.model import (
     ShapeSpec,
     Task,
     Tolerance,
+    ZeroPoint,
 )
 
 REQUIRED = ("id", "category", "source", "level", "direction", "entry", "description",
@@ -109,6 +111,10 @@ def _parse(raw: dict[str, Any], folder: Path, where: Path) -> Task:
         if mismatch is not None and not (0.0 <= mismatch < 0.5 and tolerance[-1][1].int_atol):
             raise fail(f"[tolerance.{dtype}] int_mismatch must be in [0, 0.5) and needs int_atol")
 
+    zero_point = _parse_zero_point(raw, compare, fail)
+    if zero_point is not None:
+        tolerance = [(d, replace(t, zero_point=zero_point)) for d, t in tolerance]
+
     symbols = {sym for s in shapes for sym, _ in s.dims} | {"itemsize"}
     for key in ("flops", "bytes"):
         expr = raw["cost"].get(key)
@@ -174,6 +180,36 @@ def _parse_inplace(raw: dict[str, Any], fail) -> tuple[int, ...]:
     if value and raw.get("compare", "allclose") == "statistical":
         raise fail("inplace is not supported on statistical (Random) tasks")
     return tuple(value)
+
+
+def _parse_zero_point(raw: dict[str, Any], compare: str, fail) -> ZeroPoint | None:
+    """`[zero_point]`: codes, zeros (output indices), group, range = [low, high],
+    zeros_mismatch — every key, nothing else (docs/tasks.md, "Zero points")."""
+    spec = raw.get("zero_point")
+    if spec is None:
+        return None
+    keys = ("codes", "zeros", "group", "range", "zeros_mismatch")
+    usage = ("[zero_point] needs codes and zeros (distinct 0-based output indices), group "
+             "(> 0), range = [low, high] (integers, low < high) and zeros_mismatch (a share "
+             "in [0, 0.5)), and nothing else")
+    if not isinstance(spec, dict) or sorted(spec) != sorted(keys):
+        raise fail(usage)
+
+    def whole(v: Any) -> bool:
+        return isinstance(v, int) and not isinstance(v, bool)
+
+    bounds, share = spec["range"], spec["zeros_mismatch"]
+    if not (all(whole(spec[k]) for k in keys[:3]) and isinstance(bounds, list)
+            and len(bounds) == 2 and all(whole(b) for b in bounds)
+            and isinstance(share, (int, float)) and not isinstance(share, bool)):
+        raise fail(usage)
+    if min(spec["codes"], spec["zeros"]) < 0 or spec["codes"] == spec["zeros"] or \
+            spec["group"] <= 0 or bounds[0] >= bounds[1] or not 0.0 <= share < 0.5:
+        raise fail(usage)
+    if compare != "allclose":
+        raise fail(f"[zero_point] needs compare = \"allclose\" (not {compare!r})")
+    return ZeroPoint(codes=spec["codes"], zeros=spec["zeros"], group=spec["group"],
+                     low=bounds[0], high=bounds[1], zeros_mismatch=float(share))
 
 
 def _parse_shape(raw: dict[str, Any], fail) -> ShapeSpec:

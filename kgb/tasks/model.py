@@ -30,6 +30,24 @@ ITEMSIZE = {"float32": 4, "float16": 2, "bfloat16": 2, "int8": 1, "int32": 4, "i
 
 
 @dataclass(frozen=True)
+class ZeroPoint:
+    """An asymmetric quantizer's codes judged by what they mean (task.toml `[zero_point]`,
+    docs/tasks.md): the offsets codes - zero of each group, with the zero points compared as an
+    integer output of their own. A zero point on a .5 tie that another float32 rounding flips
+    moves every code of its group by one; the offsets do not move."""
+
+    codes: int  # index of the integer codes output, [..., K]
+    zeros: int  # index of the zero points output, [..., ceil(K / group)]
+    group: int  # codes per zero point along the last dimension
+    low: int  # the codes' format: every code and zero point lies in [low, high]
+    high: int
+    # the share of zero points that may differ (each within int_atol; at least 3): the
+    # dtype's int_mismatch is for the codes, and a .5 tie at a zero point is a tie of its
+    # group's minimum, as common per group as a code's tie is per code
+    zeros_mismatch: float = 0.0
+
+
+@dataclass(frozen=True)
 class Tolerance:
     """Per-dtype acceptance: elementwise allclose AND relative L2 error; integer outputs may
     differ by at most `int_atol` (rounding at exact .5 boundaries), NaN/Inf positions exact.
@@ -42,6 +60,7 @@ class Tolerance:
     rel_l2: float
     int_atol: int = 0
     int_mismatch: float | None = None
+    zero_point: ZeroPoint | None = None  # the task's [zero_point], the same for every dtype
 
 
 @dataclass(frozen=True)
