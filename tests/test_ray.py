@@ -201,6 +201,8 @@ def cluster() -> Iterator[Cluster]:
               '{"node_b": 1}', "--disable-usage-stats"], env)
         second = _raylets(temp) - head
         assert len(head) == 1 and len(second) == 1, (head, second)
+        _ROOTS.update(head | second)
+        _SINCE[0] = min(psutil.Process(pid).create_time() for pid in head | second)
         yield Cluster(address, env, temp, {"node_a": head.pop(), "node_b": second.pop()})
     finally:
         _stop(temp)
@@ -286,6 +288,23 @@ def test_a_batch_runs_every_members_jobs_on_one_set_of_actors(cluster, tmp_path)
     assert verdicts == {"a": "passed", "b": "incorrect"}  # each ran its own member's kernel
 
 
+_ROOTS: set[int] = set()  # this module's raylets: what descends from them is this test's
+_SINCE = [0.0]  # when this module's cluster started
+
+
+def _this_modules(proc: psutil.Process) -> bool:
+    """A process of this module's cluster or runs, not another kgb run's on the machine
+    (issue 28): a descendant of its raylets or of this test process, or an orphan (re-parented
+    to init) born after its cluster started."""
+    try:
+        chain = proc.parents()
+        if {p.pid for p in chain} & (_ROOTS | {os.getpid()}):
+            return True
+        return proc.ppid() == 1 and proc.create_time() >= _SINCE[0]
+    except psutil.Error:
+        return False
+
+
 def _leftovers() -> list[str]:
     found = []
     for proc in psutil.process_iter(["cmdline"]):
@@ -293,7 +312,7 @@ def _leftovers() -> list[str]:
             cmdline = " ".join(proc.info["cmdline"] or [])
         except psutil.Error:
             continue
-        if "ray::SlotActor" in cmdline or "kgb-ray-" in cmdline:
+        if ("ray::SlotActor" in cmdline or "kgb-ray-" in cmdline) and _this_modules(proc):
             found.append(f"{proc.pid} {cmdline[:120]}")
     return found
 
@@ -320,43 +339,6 @@ def test_sigterm_of_the_driver_leaves_no_actor_sandbox_or_judge(cluster, tmp_pat
         time.sleep(0.5)
     assert _leftovers() == []
     assert _node_folders() - before == set()
-
-
-@pytest.mark.slow
-@needs_ray
-def test_a_node_lost_mid_run_loses_nothing_and_counts_nothing_twice(cluster, tmp_path):
-    """10 honest kernels (NODE_LOSS_TASKS) on both nodes (three actors); once the second node
-    has finished a job, its raylet is killed while it runs the next: that job runs again on
-    the first node, the run ends with 10 passed, each once, and the report says which job was
-    retried and why."""
-    node_b = _node_id(cluster.raylets["node_b"])
-    out = tmp_path / "out"
-    proc = _verify(cluster, out, "examples/honest", "--only", ",".join(NODE_LOSS_TASKS))
-    deadline = time.monotonic() + 1200
-    while not any(node_b in p.read_text() for p in out.glob("jobs/*/placement.json")):
-        assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()[1][-2000:]
-        time.sleep(0.5)
-    os.kill(cluster.raylets["node_b"], signal.SIGKILL)
-    _, err = proc.communicate(timeout=2400)
-    assert proc.returncode == 0, err[-3000:]
-    report = json.loads((out / "report.json").read_text())
-    jobs = [j for j in report["jobs"] if j["verdict"] != "missing"]
-    assert report["summary"]["counts"]["passed"] == HONEST_TASKS == len(jobs)
-    assert len({j["task"] for j in jobs}) == HONEST_TASKS  # none twice
-    assert len(list((out / "jobs").iterdir())) == HONEST_TASKS
-    node_a = _node_id(cluster.raylets["node_a"])
-    assert {j["placement"]["node"] for j in jobs} == {node_a, node_b}  # both nodes ran jobs
-    retried = {j["task"]: j["placement"]["retries"] for j in jobs if j["placement"]["retries"]}
-    assert retried, "the job in flight on the lost node was not run again"
-    for task, retries in retried.items():
-        assert [r["node"] for r in retries] == [node_b]
-        assert retries[0]["reason"]
-        assert report["ray"]["retried"][task] == retries
-        assert next(j for j in jobs if j["task"] == task)["placement"]["node"] == node_a
-    deadline = time.monotonic() + 60  # the lost node's actor and sandbox died with it
-    while _leftovers() and time.monotonic() < deadline:
-        time.sleep(0.5)
-    assert _leftovers() == []
 
 
 VERIFIER_SCRIPT = """
@@ -415,3 +397,41 @@ def test_the_verifier_on_ray_gives_the_local_verdicts_on_both_nodes(cluster, tmp
     while _node_folders() - before and time.monotonic() < deadline:
         time.sleep(0.5)
     assert _node_folders() - before == set()
+
+
+@pytest.mark.slow
+@needs_ray
+def test_a_node_lost_mid_run_loses_nothing_and_counts_nothing_twice(cluster, tmp_path):
+    """(Last in this file: it kills the second node for good.) 10 honest kernels
+    (NODE_LOSS_TASKS) on both nodes (three actors); once the second node
+    has finished a job, its raylet is killed while it runs the next: that job runs again on
+    the first node, the run ends with 10 passed, each once, and the report says which job was
+    retried and why."""
+    node_b = _node_id(cluster.raylets["node_b"])
+    out = tmp_path / "out"
+    proc = _verify(cluster, out, "examples/honest", "--only", ",".join(NODE_LOSS_TASKS))
+    deadline = time.monotonic() + 1200
+    while not any(node_b in p.read_text() for p in out.glob("jobs/*/placement.json")):
+        assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()[1][-2000:]
+        time.sleep(0.5)
+    os.kill(cluster.raylets["node_b"], signal.SIGKILL)
+    _, err = proc.communicate(timeout=2400)
+    assert proc.returncode == 0, err[-3000:]
+    report = json.loads((out / "report.json").read_text())
+    jobs = [j for j in report["jobs"] if j["verdict"] != "missing"]
+    assert report["summary"]["counts"]["passed"] == HONEST_TASKS == len(jobs)
+    assert len({j["task"] for j in jobs}) == HONEST_TASKS  # none twice
+    assert len(list((out / "jobs").iterdir())) == HONEST_TASKS
+    node_a = _node_id(cluster.raylets["node_a"])
+    assert {j["placement"]["node"] for j in jobs} == {node_a, node_b}  # both nodes ran jobs
+    retried = {j["task"]: j["placement"]["retries"] for j in jobs if j["placement"]["retries"]}
+    assert retried, "the job in flight on the lost node was not run again"
+    for task, retries in retried.items():
+        assert [r["node"] for r in retries] == [node_b]
+        assert retries[0]["reason"]
+        assert report["ray"]["retried"][task] == retries
+        assert next(j for j in jobs if j["task"] == task)["placement"]["node"] == node_a
+    deadline = time.monotonic() + 60  # the lost node's actor and sandbox died with it
+    while _leftovers() and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert _leftovers() == []
