@@ -92,11 +92,17 @@ if _seen:
 def test_the_oracle_hunter_would_find_a_loaded_reference():
     """The hostile fixture that proves the reference is absent from the worker must be able to
     find it where it is present (here: this test process, after loading one)."""
-    from kgb.tasks.casegen import load_module
-
-    hunter = load_module(ROOT / "tests/fixtures/hostile/kernels/oracle_in_process.py",
-                         "kgb_test_hunter")
-    assert hunter._hunt() is None or "kgb_task_reference" not in __import__("sys").modules
-    load_module(ROOT / "tasks/Normalization/rms_norm/reference.py", "kgb_task_reference")
-    found = hunter._hunt()
-    assert found is not None and found.__name__ == "reference"
+    # A fresh interpreter: a test process (an xdist worker) may hold other tests' references.
+    code = f"""
+from kgb.tasks.casegen import load_module
+hunter = load_module({str(ROOT / "tests/fixtures/hostile/kernels/oracle_in_process.py")!r},
+                     "kgb_test_hunter")
+assert hunter._hunt() is None, "found a reference before any was loaded"
+load_module({str(ROOT / "tasks/Normalization/rms_norm/reference.py")!r}, "kgb_task_reference")
+found = hunter._hunt()
+assert found is not None and found.__name__ == "reference", found
+print("found")
+"""
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=300, env=dict(os.environ, PYTHONPATH=str(ROOT)), cwd=ROOT)
+    assert proc.returncode == 0 and proc.stdout.strip() == "found", proc.stderr[-2000:]
