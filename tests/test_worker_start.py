@@ -56,3 +56,28 @@ def test_a_candidate_that_exits_127_is_still_its_own_exit(tmp_path, backend):
     finally:
         sandbox.close()
     assert result.returncode == 127 and "forged" in result.stderr
+
+
+@pytest.mark.docker
+def test_a_held_exec_the_engine_has_not_begun_yet_is_not_ended(tmp_path, monkeypatch):
+    """On a busy machine the engine may report a held start's exec as not running before it
+    has begun (no exit code yet). That is not a sandbox that ended while it waited: the job
+    runs once released (a neighbour run beside `make test` ended exit 3 on it)."""
+    sandbox = _sandbox("docker")
+    tmp_path.chmod(0o755)
+    out = tmp_path / "out"
+    out.mkdir()
+    client = sandbox._engine()
+    real = client.api.exec_inspect
+    monkeypatch.setattr(client.api, "exec_inspect",
+                        lambda exec_id: {**real(exec_id), "Running": False, "ExitCode": None})
+    code = "import os; print('released', os.read(int(os.environ['KGB_CHANNEL'].split(',')[1]), 2))"
+    try:
+        started = sandbox.start(SandboxRequest(
+            argv=(sys.executable, "-c", code), out_dir=out, ro_paths=(), env=(),
+            tmp_dir=tmp_path / "scratch", channel=True, label="t/not-begun"),
+            Limits(wall_time_s=30))
+        result = started.go()
+    finally:
+        sandbox.close()
+    assert result.returncode == 0 and "released b'G\\n'" in result.stdout, result

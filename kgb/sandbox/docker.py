@@ -220,8 +220,12 @@ class DockerSandbox(Sandbox):
         try:
             try:
                 # held and already gone: nothing of the candidate ran (see `stopped` below)
-                ended_held = bool(config.get("hold")) and \
-                    not client.api.exec_inspect(worker.exec_id).get("Running", True)
+                # ended, not merely not started yet: an exec the engine has not begun (a
+                # busy machine) also reads Running false, but has no exit code (it ran fine
+                # and was called "ended while it waited": a neighbour run's exit 3)
+                state = client.api.exec_inspect(worker.exec_id)
+                ended_held = bool(config.get("hold")) and not state.get("Running", True) \
+                    and state.get("ExitCode") is not None
                 tenant = worker.lock.join(_Paused(container, worker), request.cancel) \
                     if worker.lock is not None else None
                 worker.release()  # `go` (a start not held ignores it; the lock too)
