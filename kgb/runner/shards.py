@@ -31,6 +31,8 @@ from kgb.runner.grade import (
     HOST_FILE_CAP,
     PLAN_FILE,
     SHARDS_FILE,
+    _optional,
+    _progress,
     grade,
     read_result,
 )
@@ -513,14 +515,3 @@ def _remove(entry: Path) -> None:
         shutil.rmtree(entry, ignore_errors=True)
     else:
         entry.unlink(missing_ok=True)
-
-
-def _progress(path: Path) -> P.Progress | None:
-    try:
-        return P.read(P.Progress, path, 4096)
-    except P.ProtocolError:
-        return None
-
-
-def _optional(cls, path: Path, cap: int = HOST_FILE_CAP):
-    return P.read(cls, path, cap) if path.exists() else None
