@@ -228,9 +228,13 @@ def rule_broken(record: P.CallRecord, glue: str = "copies") -> tuple[Rule, str] 
                                       "this task's answer is a re-layout (glue = \"views\"): "
                                       "read the inputs through their strides in the kernel")
     if record.late_write:
+        # The worker re-reads the outputs while later calls run (kgb/worker/main.py, settle):
+        # a change may be seen at a later call, past the wait itself.
         wait_ms = P.LATE_WRITE_WAIT_S * 1e3
-        return RR.LATE_WRITE, (f"the outputs changed within {wait_ms:.0f} ms after the call had "
-                               f"returned and the device was synchronized")
+        return RR.LATE_WRITE, ("the outputs changed after the call had returned and the device "
+                               "was synchronized: seen at a re-read before the kernel was called "
+                               "again, or after a later call that did not return that memory "
+                               f"(re-read until at least {wait_ms:.0f} ms had passed)")
     if record.status == S.RETURNED and record.launches == 0:
         return RR.NO_OWN_TRITON_LAUNCH, ("the call launched no @triton.jit kernel defined in the "
                                          "kernel file")
