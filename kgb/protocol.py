@@ -281,6 +281,10 @@ class WorkerResult:
     interpreter_fixes: tuple[str, ...] = ()
     timed: tuple[TimedCase, ...] = ()
     compile_s: float = 0.0  # spent compiling and autotuning (its own budget)
+    # Seconds in the threat-13 re-reads (kgb/worker/main.py, settle): syncs, fingerprints and
+    # any sleep for what was left of LATE_WRITE_WAIT_S. A performance record only (None: a
+    # worker older than this field).
+    late_check_s: float | None = None
 
 
 @dataclass(frozen=True)

@@ -29,3 +29,41 @@ def test_the_late_write_message_says_what_was_checked_not_a_window():
     assert v.verdict == "rejected" and v.rule == "D305", v
     assert "within" not in v.message, v.message
     assert "later call" in v.message and "before the kernel was called again" in v.message
+
+
+# ------------------------------------------------------------------ 2. the overhead's wait
+
+def test_the_worker_reports_the_time_its_late_write_checks_took():
+    """The overhead split counted 50 ms per saved primary call; since c73508e the wait
+    overlaps the next calls and only what is left is slept. The worker now times its re-reads
+    and that sleep, and the split shows that figure."""
+    import time
+
+    import torch
+
+    from kgb.metrics.overhead import job_overhead
+    from kgb.tasks.casegen import outputs_fingerprint
+    from kgb.worker.main import _CallRunner, _LateCheck, _Progress
+
+    progress = _Progress()
+    runner = object.__new__(_CallRunner)
+    runner.sync, runner.progress = (lambda: None), progress
+    out = (torch.zeros(8),)
+    runner.pending = [_LateCheck(0, 0, out, outputs_fingerprint(out), time.perf_counter() + 0.03)]
+    runner.settle(None)  # before the next call: nothing left to sleep yet
+    runner.settle((), last=True)  # the last case is over: sleeps what is left
+    spent = progress.result().late_check_s
+    assert spent is not None and 0.025 <= spent < 1.0, spent
+    saved = P.CallRecord(0, K.PRIMARY, S.RETURNED, outputs=(P.OutputMeta("float32", (4,), "cpu"),),
+                         wall_s=0.1)
+    worker = P.WorkerResult("done", tuple(P.CaseRecord(str(i), (saved,)) for i in range(24)),
+                            late_check_s=spent)
+    marks = tuple(P.Mark(f"stage {n}", t) for n, t in (("import", 1.0), ("cases", 1.1),
+                                                        ("done", 5.1)))
+    execution = P.ExecRecord("process", 0, False, 6.0, False, channel=True, marks=marks,
+                             compile_s=0.0, worker_s=5.5)
+    host = P.HostPhases(static_s=0.1, sandbox_s=6.0, judge_s=0.0, grade_s=0.1, total_s=6.5)
+    steps = {s.name: s.seconds for s in job_overhead(host, execution, worker, None).steps}
+    assert steps["deferred-write waits"] == spent  # 24 × 50 ms = 1.2 s before
+    older = job_overhead(host, execution, P.WorkerResult("done", worker.cases), None)
+    assert {s.name: s.seconds for s in older.steps}["deferred-write waits"] == 0.0

@@ -380,7 +380,8 @@ def _write_merged(files: list[_ShardFiles], task_dir: Path) -> None:
         autotune_first_config=any(r.autotune_first_config for r in results),
         interpreter_fixes=tuple(dict.fromkeys(x for r in results for x in r.interpreter_fixes)),
         timed=tuple(t for r in results for t in r.timed),
-        compile_s=round(sum(r.compile_s for r in results), 4))
+        compile_s=round(sum(r.compile_s for r in results), 4),
+        late_check_s=round(sum(r.late_check_s or 0.0 for r in results), 4))
     write_json_atomic(task_dir / P.OUT_DIR / P.RESULT_FILE, P.to_json(result))
     write_json_atomic(task_dir / P.EXEC_FILE, P.to_json(_merged_exec(execs)), indent=1)
     traceback = next((f.folder / P.OUT_DIR / P.TRACEBACK_FILE for f in files

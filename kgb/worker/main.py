@@ -64,12 +64,13 @@ class _Progress:
     started: float = field(default_factory=time.perf_counter)
     out_dir: Path | None = None
     late: set[tuple[int, int]] = field(default_factory=set)  # (case, call) seen writing late
+    late_check_s: float = 0.0  # time in the late-write re-reads and waits (settle)
 
     def result(self) -> P.WorkerResult:
         cases = tuple(_with_late(index, case, self.late) for index, case in enumerate(self.cases))
         return P.WorkerResult(self.stage, cases, self.error, self.error_kind,
                               self.autotune_first_config, self.interpreter_fixes, self.timed,
-                              round(self.clock.now(), 3))
+                              round(self.clock.now(), 3), round(self.late_check_s, 4))
 
     def report(self) -> None:
         """Rewrite progress.json: read by the host only if the job is stopped (a timeout)."""
@@ -277,6 +278,13 @@ class _CallRunner:
         left of the wait, then re-read, excusing nothing."""
         if not self.pending:
             return
+        began = _perf_counter()
+        try:
+            self._settle(returned, last)
+        finally:  # the overhead split reads it (kgb/metrics/overhead.py)
+            self.progress.late_check_s += _perf_counter() - began
+
+    def _settle(self, returned: tuple | None, last: bool) -> None:
         if last:
             left = max(c.due for c in self.pending) - _perf_counter()
             if left > 0:
