@@ -67,3 +67,27 @@ def test_the_worker_reports_the_time_its_late_write_checks_took():
     assert steps["deferred-write waits"] == spent  # 24 × 50 ms = 1.2 s before
     older = job_overhead(host, execution, P.WorkerResult("done", worker.cases), None)
     assert {s.name: s.seconds for s in older.steps}["deferred-write waits"] == 0.0
+
+
+# ------------------------------------------------------------------ 4. a timeout spent waiting
+
+def _timed_out(compile_s: float, startup_s: float, waited_s: float) -> P.VerdictRecord:
+    marks = tuple(P.Mark(f"stage {s}", t) for s, t in (("import", startup_s), ("cases", 20.0)))
+    hung = P.ExecRecord("process", None, True, 130.0, False, channel=True, marks=marks,
+                        compile_s=compile_s, startup_s=startup_s, waited_s=waited_s)
+    return decide(_plan(timeout_s=60.0, compile_budget_s=60.0), hung, None, None, None,
+                  P.Progress("cases", 1, compile_s, 100.0))
+
+
+def test_a_timeout_spent_waiting_for_a_cpu_is_not_blamed_on_compiling():
+    """The start-up/compile budget also pays for the worker's run-queue delay (a busy machine):
+    when that wait is most of what ran it out, the message says so and does not tell the user
+    to raise the compile budget per case as if the kernel compiled slowly."""
+    v = _timed_out(compile_s=4.0, startup_s=6.0, waited_s=55.0)
+    assert v.verdict == "timeout"
+    assert "spent mostly waiting for a CPU rather than compiling" in v.message, v.message
+    assert "waiting for a CPU 55 s" in v.message and "stage cases" in v.message
+    assert "compile_case" not in v.message and "fewer jobs" in v.message
+    # compiling was most of it: the compile budget's advice, as before
+    v = _timed_out(compile_s=45.0, startup_s=6.0, waited_s=12.0)
+    assert "waiting for a CPU rather" not in v.message and "compile_case=SECONDS" in v.message

@@ -43,6 +43,9 @@ def timeout_message(plan: P.PlanRecord, progress: P.Progress | None,
     waited_s = execution.waited_s if execution is not None else None
     compiling = compile_s + (startup_s or 0.0) + (waited_s or 0.0) >= \
         plan.compile_budget_s - 0.5
+    # Most of the credit went on waiting for a CPU (other load on the machine): that is what ran
+    # the budget out, not compiling (issue 28: the message names the real stage).
+    waiting = compiling and (waited_s or 0.0) > compile_s + (startup_s or 0.0)
     spent = "start-up/compile/autotune" if compiling else "run-time"
     marks = [m.label[len(STAGE_MARK):] for m in (execution.marks if execution else ())
              if m.label.startswith(STAGE_MARK)]
@@ -55,7 +58,13 @@ def timeout_message(plan: P.PlanRecord, progress: P.Progress | None,
     fix = ("--limit compile_case=SECONDS (per case) or compile=SECONDS (the least per job) "
            "raises it" if compiling else
            "--timeout SECONDS raises it")
-    return f"the job ran past its {spent} budget ({budgets}; {took}{done}{where}); {fix}"
+    if waiting:
+        spent += " budget, spent mostly waiting for a CPU rather than compiling"
+        fix = ("the machine was busy (other processes, or more --jobs than free cores): run "
+               "fewer jobs at once or on a quieter machine; --limit compile=SECONDS raises it")
+    else:
+        spent += " budget"
+    return f"the job ran past its {spent} ({budgets}; {took}{done}{where}); {fix}"
 
 
 def missing_verdict() -> P.VerdictRecord:
