@@ -91,3 +91,70 @@ def test_a_timeout_spent_waiting_for_a_cpu_is_not_blamed_on_compiling():
     # compiling was most of it: the compile budget's advice, as before
     v = _timed_out(compile_s=45.0, startup_s=6.0, waited_s=12.0)
     assert "waiting for a CPU rather" not in v.message and "compile_case=SECONDS" in v.message
+
+
+# ------------------------------------------------------------------ 5. the drained GPU by UUID
+
+class _FakeNvml:
+    """pynvml as far as gpu_idle uses it: two GPUs, NVML index order = bus order (NVML ignores
+    CUDA_VISIBLE_DEVICES), utilization per UUID."""
+
+    def __init__(self, busy: dict[str, int]) -> None:
+        self.busy, self.order = busy, list(busy)
+
+    def nvmlInit(self) -> None:
+        pass
+
+    def nvmlDeviceGetHandleByIndex(self, index: int) -> str:
+        return self.order[index]
+
+    def nvmlDeviceGetHandleByUUID(self, uuid) -> str:
+        uuid = uuid.decode() if isinstance(uuid, bytes) else uuid
+        if uuid not in self.busy:
+            raise RuntimeError("NVML_ERROR_NOT_FOUND")
+        return uuid
+
+    def nvmlDeviceGetUtilizationRates(self, handle: str):
+        from types import SimpleNamespace
+
+        return SimpleNamespace(gpu=self.busy[handle])
+
+
+def _two_gpus(tmp_path, monkeypatch, busy: dict[str, int], uuids: bool = True) -> None:
+    import sys
+
+    from kgb.sandbox import gpu
+
+    for n, uuid in enumerate(busy):
+        folder = tmp_path / f"0000:0{n + 1}:00.0"
+        folder.mkdir()
+        (folder / "information").write_text(
+            (f"GPU UUID: \t {uuid}\n" if uuids else "") + f"Device Minor: \t {n}\n")
+    monkeypatch.setattr(gpu, "DRIVER_GPUS", str(tmp_path))
+    monkeypatch.setitem(sys.modules, "pynvml", _FakeNvml(busy))
+
+
+def test_the_drain_waits_on_the_gpu_cuda_means_not_nvmls_index(tmp_path, monkeypatch):
+    """CUDA_VISIBLE_DEVICES=1: `cuda:0` is the second GPU, NVML's index 0 the first. Looked up
+    by index, the idle first GPU let a window count as exclusive while the job's own GPU was
+    still busy (fail open); by UUID the drain waits on the right one."""
+    from kgb.runner.gpu_share import drain_for
+
+    _two_gpus(tmp_path, monkeypatch, {"GPU-aaaa-idle": 0, "GPU-bbbb-busy": 100})
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "1")
+    assert drain_for("cuda:0")(0.05) is False  # its GPU (the second) never went idle
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "0")
+    assert drain_for("cuda:0")(0.05) is True
+    monkeypatch.delenv("CUDA_VISIBLE_DEVICES")
+    assert drain_for("cuda:1")(0.05) is False
+
+
+def test_the_drain_fails_closed_when_the_gpu_cannot_be_named(tmp_path, monkeypatch):
+    from kgb.runner.gpu_share import drain_for, gpu_idle
+
+    _two_gpus(tmp_path, monkeypatch, {"GPU-aaaa-idle": 0, "GPU-bbbb-idle": 0}, uuids=False)
+    monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
+    assert drain_for("cuda:0")(0.05) is False  # no UUID in the driver's entry
+    assert drain_for("cuda:7")(0.05) is False  # no such GPU
+    assert gpu_idle("GPU-not-there", 0.05) is False  # NVML does not know it
+    assert drain_for("cpu")(0.05) is True  # nothing to drain on the CPU

@@ -194,22 +194,30 @@ class GpuShare:
 
 
 def drain_for(device: str) -> Callable[[float], bool]:
-    """The GPU's drain wait: on the CPU (the interpreter, the tests) nothing to drain."""
+    """The GPU's drain wait: on the CPU (the interpreter, the tests) nothing to drain. NVML is
+    told the GPU's UUID (kgb.sandbox.gpu.resolve): its index order ignores CUDA_VISIBLE_DEVICES
+    and need not be the order `cuda:N` counts in."""
     if not device.startswith("cuda:"):
         return lambda bound_s: True
-    index = int(device.split(":")[1])
-    return lambda bound_s: gpu_idle(index, bound_s)
+    from kgb.sandbox.gpu import resolve
+
+    gpu = resolve(device)
+    uuid = gpu.uuid if gpu is not None else None
+    return lambda bound_s: gpu_idle(uuid, bound_s)
 
 
-def gpu_idle(index: int, bound_s: float) -> bool:
-    """Wait until NVML reports the GPU idle (utilization 0 %: the frozen jobs' queued kernels
-    have run out), at most `bound_s`; False if it never did or NVML cannot tell (fail closed:
-    the window is recorded as shared and its speedup does not count)."""
+def gpu_idle(uuid: str | None, bound_s: float) -> bool:
+    """Wait until NVML reports the GPU with this UUID idle (utilization 0 %: the frozen jobs'
+    queued kernels have run out), at most `bound_s`; False if it never did or NVML cannot tell,
+    the UUID unknown included (fail closed: the window is recorded as shared and its speedup
+    does not count)."""
+    if not uuid:
+        return False
     try:
         import pynvml
 
         pynvml.nvmlInit()
-        handle = pynvml.nvmlDeviceGetHandleByIndex(index)
+        handle = pynvml.nvmlDeviceGetHandleByUUID(uuid)
         end = time.monotonic() + bound_s
         while True:
             if pynvml.nvmlDeviceGetUtilizationRates(handle).gpu == 0:
