@@ -182,7 +182,7 @@ def test_a_judge_whose_canary_fails_answers_then_retires(pool, monkeypatch):
     class Canaried:
         device, jobs, pid, closed = "cuda:0", 0, 1, False
 
-        def judge(self, request, timeout_s, cancel):
+        def judge(self, request, timeout_s, cancel, share=None):
             return "ok retire"
 
         def close(self, kill=False):

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from kgb import protocol as P
-from kgb.runner.gpu_share import GpuShare
+from kgb.runner.gpu_share import GpuShare, Shares
 from kgb.runner.speed import outside_lock
 from kgb.sandbox.base import Limits, SandboxRequest
 from kgb.sandbox.process import ProcessSandbox
@@ -397,3 +397,124 @@ def test_speed_grading_on_a_shared_gpu_counts_only_exclusive_windows():
     result = judge_speed(PLAN, undrained, worker, judge)
     assert result.violation is None and not result.counted
     assert any("had not drained" in u for u in result.unchecked)
+
+
+# The judge on a shared GPU (kgb/judge/gpu_lock.py, kgb/runner/judge_pool.py): it holds the
+# lock only while it times, and is a tenant frozen like a job during other holders' windows.
+FAKE_JUDGE = """
+import sys, time
+request = sys.stdin.readline()
+open(sys.argv[1], "w").write("judging")
+time.sleep(float(sys.argv[2]))  # its references and comparisons: no lock
+print("lock +", flush=True)
+open(sys.argv[1], "w").write(sys.stdin.readline().strip())
+print("lock -", flush=True)
+print("ok", flush=True)
+"""
+
+
+class _Box:
+    def __init__(self) -> None:
+        self.events: list[str] = []
+
+    def freeze(self) -> bool:
+        self.events.append("freeze")
+        return True
+
+    def thaw(self) -> None:
+        self.events.append("thaw")
+
+    def say(self, line: bytes) -> None:
+        pass
+
+
+def _fake_judge(tmp_path: Path, before_lock_s: float):
+    """A JudgeProcess whose process speaks the judge's protocol (a real `kgb.judge` times
+    nothing on the CPU)."""
+    import queue
+
+    from kgb.runner.judge_pool import JudgeProcess
+
+    judge = JudgeProcess.__new__(JudgeProcess)
+    judge.device, judge.jobs = "cuda:0", 0
+    judge._proc = subprocess.Popen(
+        [sys.executable, "-c", FAKE_JUDGE, str(tmp_path / "said"), str(before_lock_s)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, start_new_session=True)
+    judge._answers = queue.SimpleQueue()
+    threading.Thread(target=judge._read, daemon=True).start()
+    return judge
+
+
+def test_the_judge_holds_the_lock_only_to_time_and_freezes_the_jobs_meanwhile(tmp_path):
+    share = GpuShare("cpu")
+    job_box = _Box()
+    job = share.join("job", job_box)
+    judge = _fake_judge(tmp_path, 0.0)
+    request = P.JudgeRequest(job_dir=str(tmp_path), task_dir="t", device="cuda:0", cases=(),
+                             layout_inputs=(), seed_input=None, claims=())
+    try:
+        assert judge.judge(request, 30.0, threading.Event(), share) == "ok"
+    finally:
+        judge.close(kill=True)
+    assert (tmp_path / "said").read_text() == "granted exclusive"
+    assert [w.holder for w in share.windows] == ["judge t"] and share.windows[0].exclusive
+    assert job_box.events == ["freeze", "thaw"]  # frozen for the judge's timing alone
+    summary = Shares((("cuda:0", share),)).summary()["cuda:0"]  # timing_lock.json
+    assert summary["windows"] == summary["exclusive"] == 1 and summary["revoked"] == 0
+    assert list(summary["by_holder"]) == ["judge"]
+    assert summary["by_holder"]["judge"]["windows"] == 1
+    assert share.holder() is None and share._tenants == [job]  # the judge left
+    # without a shared GPU the host answers at once and nothing is held
+    judge = _fake_judge(tmp_path, 0.0)
+    try:
+        assert judge.judge(request, 30.0, threading.Event()) == "ok"
+    finally:
+        judge.close(kill=True)
+    assert (tmp_path / "said").read_text() == "none"
+
+
+def test_the_judge_is_frozen_during_a_jobs_timing_window(tmp_path):
+    import psutil
+
+    share = GpuShare("cpu")
+    job = share.join("job", _Box())
+    judge = _fake_judge(tmp_path, 1.5)
+    request = P.JudgeRequest(job_dir=str(tmp_path), task_dir="t", device="cuda:0", cases=(),
+                             layout_inputs=(), seed_input=None, claims=())
+    answer: list[str] = []
+    runner = threading.Thread(target=lambda: answer.append(
+        judge.judge(request, 30.0, threading.Event(), share)))
+    try:
+        runner.start()
+        _wait_for(lambda: (tmp_path / "said").exists())  # the judge joined and is judging
+        assert share.acquire(job, 30.0) is True  # a job's timing window
+        assert psutil.Process(judge.pid).status() == psutil.STATUS_STOPPED
+        time.sleep(2.0)  # past the judge's own 1.5 s: frozen, it cannot have asked
+        assert (tmp_path / "said").read_text() == "judging"
+        share.release(job)
+        runner.join(20)
+    finally:
+        judge.close(kill=True)
+    assert answer == ["ok"] and (tmp_path / "said").read_text() == "granted exclusive"
+
+
+def test_the_judges_end_of_the_lock_fails_closed_and_holds_one_window():
+    import io
+
+    from kgb.judge import gpu_lock
+
+    for reply, alone, told in (("granted exclusive", True, "lock +\nlock -\n"),
+                               ("granted shared", False, "lock +\nlock -\n"),
+                               ("none", True, "lock +\n"),
+                               ("", False, "lock +\n")):  # the host is gone: no baseline
+        answers = io.StringIO()
+        gpu_lock.connect(answers, io.StringIO(reply + "\n" if reply else ""))
+        try:
+            with gpu_lock.Window() as window:
+                assert window.take() is alone, reply
+                assert window.take() is alone, reply  # held: not asked again
+        finally:
+            gpu_lock._channel = None
+        assert answers.getvalue() == told, reply
+    with gpu_lock.Window() as window:  # a judge called in process asks nothing
+        assert window.take() is True

@@ -5,6 +5,7 @@ kept 6.4 GB timed output hit the folder's cap and the exception crashed the work
 from __future__ import annotations
 
 import errno
+from dataclasses import replace
 
 import pytest
 import torch
@@ -57,7 +58,7 @@ def test_a_full_output_folder_is_recorded_not_raised(worker_side, monkeypatch):
 
     monkeypatch.setattr(timing, "save_outputs", full)
     channel = Channel()
-    timed = timing._time_case(worker_side, 0, CASE, None, lambda x: x, channel, None)
+    timed = timing._time_case(worker_side, 0, CASE, None, lambda x: x, timing._Window(channel), None)
     assert timed.kept == (1, 3) and "No space left on device" in timed.unsaved
     assert timed.unsaved.startswith("timed call 1")
     assert channel.claims == [(CASE.id, 5, 64)]  # the size of one call's outputs, committed
@@ -69,18 +70,62 @@ def test_any_other_save_failure_still_ends_the_worker(worker_side, monkeypatch):
 
     monkeypatch.setattr(timing, "save_outputs", broken)
     with pytest.raises(ValueError):
-        timing._time_case(worker_side, 0, CASE, None, lambda x: x, Channel(), None)
+        timing._time_case(worker_side, 0, CASE, None, lambda x: x, timing._Window(Channel()),
+                          None)
 
 
-def test_the_timing_loop_and_the_profiled_call_each_hold_the_timing_lock(worker_side):
-    """On a shared GPU the loop (with its commit) and the profiled call run in two windows of
-    the GPU's timing lock; saving the kept outputs happens between them, unlocked."""
+def _time_two_cases(spec, channel, monkeypatch, saved: list[str]):
+    def save(outputs, path):
+        saved.append(path.name)
+        channel.events.append("save")
+
+    monkeypatch.setattr(timing, "save_outputs", save)
+    monkeypatch.setattr(timing, "_timeable", lambda case, record: True)
+    monkeypatch.setattr(timing, "L2Reset", lambda device: None)  # no GPU here
+    other = P.CaseSpec("other-float32-standard", "large", {"M": 4, "N": 4}, "float32",
+                       "standard", "contiguous", (P.CallSpec(P.CallKind.PRIMARY, 8),))
+    spec = replace(spec, cases=(CASE, other))
+    return timing.timed_cases(spec, [None, None], None, lambda x: x, channel)
+
+
+def test_one_window_of_the_timing_lock_covers_a_jobs_run_of_timed_cases(worker_side,
+                                                                        monkeypatch):
+    """On a shared GPU each grant freezes the other jobs and drains the GPU: the loops, the
+    saves of small kept outputs and the profiled calls of consecutive cases share one window
+    (the save still before the profiled call, which may reuse the output buffer), given back
+    once at the end."""
+    channel, saved = Channel(), []
+    timed = _time_two_cases(worker_side, channel, monkeypatch, saved)
+    assert [t.case for t in timed] == [CASE.id, "other-float32-standard"]
+    assert channel.events == ["lock", "commit", "save", "save", "commit", "save", "save",
+                              "unlock"]
+    assert saved == [P.timed_file(0, 1), P.timed_file(0, 3), P.timed_file(1, 1),
+                     P.timed_file(1, 3)]
+
+
+def test_a_large_save_gives_the_timing_lock_back_meanwhile(worker_side, monkeypatch):
+    monkeypatch.setattr(timing, "SAVE_IN_WINDOW_BYTES", 100)  # two kept 64-byte outputs: 128
     channel = Channel()
-    timing._time_case(worker_side, 0, CASE, None, lambda x: x, channel, None)
-    assert channel.events == ["lock", "commit", "unlock", "lock", "unlock"]
+    _time_two_cases(worker_side, channel, monkeypatch, [])
+    assert channel.events == ["lock", "commit", "unlock", "save", "save", "lock",
+                              "commit", "unlock", "save", "save", "lock", "unlock"]
+
+
+def test_an_error_while_timing_gives_the_timing_lock_back(worker_side, monkeypatch):
+    def broken(outputs, path):
+        raise ValueError("not a tensor the format knows")
+
+    monkeypatch.setattr(timing, "save_outputs", broken)
+    monkeypatch.setattr(timing, "_timeable", lambda case, record: True)
+    monkeypatch.setattr(timing, "L2Reset", lambda device: None)
+    channel = Channel()
+    with pytest.raises(ValueError):
+        timing.timed_cases(worker_side, [None], None, lambda x: x, channel)
+    assert channel.events == ["lock", "commit", "unlock"]
 
 
 def test_the_kept_outputs_are_saved_under_their_planned_names(worker_side, tmp_path):
-    timed = timing._time_case(worker_side, 2, CASE, None, lambda x: x, Channel(), None)
+    timed = timing._time_case(worker_side, 2, CASE, None, lambda x: x,
+                              timing._Window(Channel()), None)
     assert timed.unsaved is None
     assert sorted(p.name for p in tmp_path.iterdir()) == [P.timed_file(2, 1), P.timed_file(2, 3)]

@@ -19,6 +19,7 @@ def serve(cache_dir: Path, device: str) -> int:
     import torch
 
     from kgb import protocol as P
+    from kgb.judge import gpu_lock
     from kgb.judge.judge import judge_job
 
     if device == "cpu":
@@ -33,6 +34,7 @@ def serve(cache_dir: Path, device: str) -> int:
     answers = os.fdopen(os.dup(1), "w", buffering=1)
     os.dup2(2, 1)
     sys.stdout = sys.stderr
+    gpu_lock.connect(answers, sys.stdin)  # timing-lock requests ride the same two pipes
     steady: int | None = None
     for line in sys.stdin:
         job_dir: Path | None = None

@@ -18,10 +18,13 @@ from kgb import protocol as P
 from kgb.anticheat import runtime_rules as RR
 from kgb.bench.l2 import L2Reset
 from kgb.bench.timer import capture_clocks, time_loop
+from kgb.judge.gpu_lock import Window
 from kgb.judge.truth import as_outputs, compare_for_task
 from kgb.tasks.casegen import call_inputs, outputs_fingerprint, timed_seed
 from kgb.tasks.model import Task
 
+SHARED = ("timed while the GPU was not the judge's alone (the other jobs' work did not drain): "
+          "not counted")
 COMPILE_BUDGET_S = 180.0  # per job: torch.compile of the reference, over all its shapes
 BASELINE_BUDGET_MS = 200.0
 
@@ -109,6 +112,19 @@ def baselines(request: P.JudgeRequest, inputs_module: ModuleType,
     specs = {c.id: c for c in request.cases}
     # figures from the host's trusted store (kgb.runner.baseline_cache): not timed again
     cached = {(c.case, c.kind): c for c in request.cached}
+    # On a shared GPU the judge times alone: one window of the GPU's lock (every job frozen,
+    # the GPU drained) for all its timing, given back only while torch.compile compiles.
+    window = Window()
+    try:
+        return _timed_baselines(request, inputs_module, specs, cached, reset, eager_fn, source,
+                                window)
+    finally:
+        window.give()
+
+
+def _timed_baselines(request: P.JudgeRequest, inputs_module: ModuleType,
+                     specs: dict[str, P.CaseSpec], cached: dict, reset: L2Reset, eager_fn: Any,
+                     source: str, window: Window) -> tuple[P.Baseline, ...]:
     compiled: Any = None
     compile_spent = 0.0
     out = []
@@ -124,20 +140,25 @@ def baselines(request: P.JudgeRequest, inputs_module: ModuleType,
         graph = case_id in request.graph_cases  # like for like with the kernel's replays
         eager_graph = False
         eager_hit, compile_hit = cached.get((case_id, "eager")), cached.get((case_id, "compile"))
+        alone = False
         try:
             with torch.no_grad():
+                alone = window.take()
                 # always measured afresh: the window check (D304) of this very job needs it
                 noop = time_loop(lambda inputs: None, inputs_for, reset=reset, warmup=1,
                                  budget_ms=0.0, min_reps=10, max_reps=10, keep=False)
                 if eager_hit is not None and request.baselines != "none":
                     eager_ms, eager_graph = eager_hit.times_ms, eager_hit.graph
-                elif request.baselines != "none":
+                elif request.baselines != "none" and alone:
                     eager = time_loop(_caller(eager_fn), inputs_for, reset=reset,
                                       budget_ms=BASELINE_BUDGET_MS, keep=False, graph=graph)
                     eager_ms = tuple(round(t, 6) for t in eager.times_ms)
                     eager_graph = eager.graph
         except Exception as exc:  # the reference itself failed on the GPU: kgb's problem
             out.append(P.Baseline(case_id, error=P.cut(f"{type(exc).__name__}: {exc}", 300)))
+            continue
+        if not alone:  # fail closed: neither the loop's cost nor a baseline from a shared GPU
+            out.append(P.Baseline(case_id, error=SHARED))
             continue
         compile_ms: tuple[float, ...] = ()
         compile_error = None
@@ -154,9 +175,16 @@ def baselines(request: P.JudgeRequest, inputs_module: ModuleType,
                     _allow_recompiles()
                     compiled = torch.compile(eager_fn)
                 with torch.no_grad():
+                    # compiled for this case's shapes first, the lock given back: the
+                    # compile is CPU work (seconds) the other jobs need not be frozen for
+                    window.give()
+                    _caller(compiled)(inputs_for(0))
+                    alone = window.take()
                     loop = time_loop(_caller(compiled), inputs_for, reset=reset,
                                      budget_ms=BASELINE_BUDGET_MS, keep=False, graph=graph)
-                if loop.graph == graph:
+                if not alone:
+                    compile_error = SHARED
+                elif loop.graph == graph:
                     compile_ms = tuple(round(t, 6) for t in loop.times_ms)
                 else:  # never a plain time beside a graph replay's
                     compile_error = f"not capturable as a CUDA graph: {loop.graph_error}"

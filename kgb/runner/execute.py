@@ -21,7 +21,7 @@ from kgb.bench.conditions import conditions, snapshot
 from kgb.bench.neighbours import NeighbourWatch
 from kgb.jsonfiles import write_json_atomic
 from kgb.runner.baseline_cache import BaselineCache, Key, unclean
-from kgb.runner.gpu_share import Shares
+from kgb.runner.gpu_share import GpuShare, Shares
 from kgb.runner.grade import CONDITIONS_FILE, PLAN_FILE, grade, read_result
 from kgb.runner.interpreter import scan
 from kgb.runner.journal import write_finished
@@ -258,15 +258,11 @@ def _run_and_judge(job: Job, plan: P.PlanRecord, job_dir: Path, launch: _Launch,
             output_cap=ctx.limits.output_bytes,
             cached=ctx.baseline_cache.lookup(keys) if ctx.baseline_cache and keys else ())
         asked = time.monotonic()
-        # On a shared GPU the judge holds the timing lock, the jobs in flight frozen: its
-        # baselines and empty-loop cost are timed alone, and its own GPU work (references,
-        # comparisons) never runs inside another job's timed window.
-        share = ctx.shares.get(job.device)
-        if share is not None:
-            with share.exclusive(f"judge {job.task.id}", JUDGE_TIMEOUT_S, ctx.cancel):
-                _run_judge(request, job_dir, ctx)
-        else:
-            _run_judge(request, job_dir, ctx)
+        # On a shared GPU the judge is one of its tenants: it takes the timing lock only to
+        # time its baselines and the empty loop (the jobs in flight frozen), and is frozen
+        # itself during their windows, so its references and comparisons never run inside
+        # another job's timed window (kgb/judge/gpu_lock.py).
+        _run_judge(request, job_dir, ctx, ctx.shares.get(job.device))
         clock.judge_s = time.monotonic() - asked
         if ctx.cancel.is_set():
             raise JobCancelled(job.task.id)
@@ -475,8 +471,9 @@ def drop_leftovers(out: Path, planned: frozenset[str] | None = None) -> int:
     return removed
 
 
-def _run_judge(request: P.JudgeRequest, job_dir: Path, ctx: JobContext) -> None:
-    status = ctx.judges.judge(request, JUDGE_TIMEOUT_S, ctx.cancel)
+def _run_judge(request: P.JudgeRequest, job_dir: Path, ctx: JobContext,
+               share: GpuShare | None) -> None:
+    status = ctx.judges.judge(request, JUDGE_TIMEOUT_S, ctx.cancel, share)
     if status in ("timeout", "died"):
         (job_dir / P.JUDGE_LOG).write_text(f"the reference worker "
                                            f"{status.replace('died', 'exited')} without an "

@@ -47,6 +47,8 @@ class Window:
     end: float
     exclusive: bool  # every other job was frozen and the GPU drained before the grant
     revoked: bool  # taken back at the holder's bound
+    freeze_s: float = 0.0  # stopping the others, before the grant (a window's fixed cost)
+    drain_s: float = 0.0  # then waiting for the GPU to show idle
 
 
 class Tenant:
@@ -102,6 +104,7 @@ class GpuShare:
         self._exclusive = False
         self._generation = 0
         self._releasing = False  # the holder's release is thawing the others
+        self._costs = (0.0, 0.0)  # the current grant's freeze and drain seconds
         self.windows: list[Window] = []
 
     def join(self, name: str, box: Freezable | None,
@@ -140,10 +143,13 @@ class GpuShare:
             self._generation += 1
             generation = self._generation
             others = [t for t in self._tenants if t is not tenant]
+        began = time.monotonic()
         frozen = all([other.freeze() for other in others])  # every one, even after a failure
+        stopped = time.monotonic()
         exclusive = self.drain(self.drain_bound_s) and frozen
         with self._cond:
             self._granted_at, self._exclusive = time.monotonic(), exclusive
+            self._costs = (stopped - began, self._granted_at - stopped)
         watchdog = threading.Timer(max(0.0, bound_s), self._revoke, (tenant, generation))
         watchdog.daemon = True
         watchdog.start()
@@ -158,7 +164,7 @@ class GpuShare:
             self._releasing = True
             others = [t for t in self._tenants if t is not tenant]
             self.windows.append(Window(tenant.name, self._granted_at, time.monotonic(),
-                                       self._exclusive, revoked))
+                                       self._exclusive, revoked, *self._costs))
         for other in others:
             other.thaw()
         with self._cond:
@@ -243,3 +249,27 @@ class Shares:
 
     def get(self, device: str) -> GpuShare | None:
         return next((share for d, share in self.by_device if d == device), None)
+
+    def summary(self) -> dict:
+        """Per shared GPU, what the lock cost (timing_lock.json beside the report): windows
+        by kind of holder, seconds held, and the fixed cost of each grant (freezing the
+        others, draining the GPU) — the figures that say whether sharing a GPU pays."""
+        out = {}
+        for device, share in self.by_device:
+            windows = list(share.windows)
+            by_holder: dict[str, dict[str, float]] = {}
+            for w in windows:
+                kind = "judge" if w.holder.startswith("judge ") else "job"
+                row = by_holder.setdefault(kind, {"windows": 0, "held_s": 0.0,
+                                                  "freeze_s": 0.0, "drain_s": 0.0})
+                row["windows"] += 1
+                row["held_s"] += w.end - w.start
+                row["freeze_s"] += w.freeze_s
+                row["drain_s"] += w.drain_s
+            out[device] = {
+                "windows": len(windows),
+                "exclusive": sum(w.exclusive for w in windows),
+                "revoked": sum(w.revoked for w in windows),
+                "by_holder": {k: {n: round(v, 3) for n, v in row.items()}
+                              for k, row in by_holder.items()}}
+        return out

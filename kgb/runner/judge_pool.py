@@ -19,9 +19,19 @@ from typing import IO
 
 import kgb
 from kgb.protocol import JudgeRequest, dumps
+from kgb.runner.gpu_share import GpuShare, Tenant
+from kgb.sandbox.subproc import ProcessTree
 
 KGB_ROOT = Path(kgb.__file__).resolve().parent
 RECYCLE_JOBS = 64  # jobs a judge serves before it is replaced by a fresh process
+
+
+class _JudgeTree(ProcessTree):
+    """The judge as a tenant of a shared GPU: stopped whole during another holder's window.
+    It has no supervisor to credit: the host moves the judge's deadline out itself."""
+
+    def say(self, line: bytes) -> None:
+        pass
 
 
 class JudgeProcess:
@@ -48,19 +58,30 @@ class JudgeProcess:
             self._answers.put(line.strip())
         self._answers.put(None)  # the judge exited
 
-    def judge(self, request: JudgeRequest, timeout_s: float, cancel: threading.Event) -> str:
-        """'ok', 'error', 'timeout', 'cancelled' or 'died'."""
+    def judge(self, request: JudgeRequest, timeout_s: float, cancel: threading.Event,
+              share: GpuShare | None = None) -> str:
+        """'ok', 'error', 'timeout', 'cancelled' or 'died'. On a GPU other jobs share, the
+        judge is one of its tenants for the judgement: frozen during their timing windows,
+        and holding the GPU's lock itself only while it times (kgb/judge/gpu_lock.py)."""
         assert self._proc.stdin is not None
+        tenant = share.join(f"judge {request.task_dir}", _JudgeTree(self._proc.pid), cancel) \
+            if share is not None else None
         try:
-            self._proc.stdin.write(dumps(request) + "\n")
-            self._proc.stdin.flush()
-        except OSError:
+            return self._judge(request, timeout_s, cancel, share, tenant)
+        finally:
+            if share is not None and tenant is not None:
+                share.leave(tenant)
+
+    def _judge(self, request: JudgeRequest, timeout_s: float, cancel: threading.Event,
+               share: GpuShare | None, tenant: Tenant | None) -> str:
+        if not self._say(dumps(request)):
             return "died"
         deadline = time.monotonic() + timeout_s
         while True:
             if cancel.is_set():
                 return "cancelled"
-            if time.monotonic() > deadline:
+            # the seconds other jobs' windows kept the judge frozen are not its time
+            if time.monotonic() > deadline + (tenant.frozen_seconds() if tenant else 0.0):
                 return "timeout"
             try:
                 answer = self._answers.get(timeout=0.1)
@@ -68,7 +89,30 @@ class JudgeProcess:
                 continue
             if answer is None:
                 return "died"
+            if answer == "lock +":
+                if share is None or tenant is None:
+                    granted = "none"
+                else:
+                    exclusive = share.acquire(tenant, timeout_s, cancel)
+                    granted = {True: "granted exclusive", False: "granted shared",
+                               None: "stopped"}[exclusive]
+                if not self._say(granted):
+                    return "died"
+                continue
+            if answer == "lock -":
+                if share is not None and tenant is not None:
+                    share.release(tenant)
+                continue
             return answer if answer in ("ok", "ok retire") else "error"
+
+    def _say(self, line: str) -> bool:
+        assert self._proc.stdin is not None
+        try:
+            self._proc.stdin.write(line + "\n")
+            self._proc.stdin.flush()
+            return True
+        except OSError:
+            return False
 
     def close(self, kill: bool = False) -> None:
         """End the judge: politely (stdin closed) when it is idle, at once when `kill`."""
@@ -95,10 +139,11 @@ class JudgePool:
         self._all: list[JudgeProcess] = []
         self._lock = threading.Lock()
 
-    def judge(self, request: JudgeRequest, timeout_s: float, cancel: threading.Event) -> str:
+    def judge(self, request: JudgeRequest, timeout_s: float, cancel: threading.Event,
+              share: GpuShare | None = None) -> str:
         """Judge one job; the judge's own report is JOB_DIR/judge.json (and judge.log)."""
         judge = self._borrow(request.device)
-        status = judge.judge(request, timeout_s, cancel)
+        status = judge.judge(request, timeout_s, cancel, share)
         judge.jobs += 1
         # A judge whose canary failed, or that has served RECYCLE_JOBS jobs, is retired after
         # an answer that stands: the next job on its device gets a fresh one.

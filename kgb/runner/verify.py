@@ -17,6 +17,7 @@ from typing import Any
 import psutil
 
 from kgb.errors import BadInput, InfraError, Interrupted
+from kgb.jsonfiles import write_json_atomic
 from kgb.protocol import JobRecord
 from kgb.report.files import write_human_reports
 from kgb.report.json_report import build_report, cost_for, job_entry, run_header, write_report
@@ -371,6 +372,8 @@ def close_run(run: OpenRun, header: dict, outcome: ScheduleOutcome, as_json: boo
             f"--pricing {options.pricing} was given but the submission has no tokens.jsonl, so "
             "there is no cost section (the token log format: docs/submission.md)"]
     write_report(report, out_dir)
+    if run.ctx.shares.by_device:  # what sharing the GPUs cost (docs/timing.md)
+        write_json_atomic(out_dir / "timing_lock.json", run.ctx.shares.summary())
     write_human_reports(report, out_dir)  # report.md, report.html (~0.5 s, matplotlib's import)
     partial = f"partial report in {out_dir / 'report.json'}"
     if outcome.interrupted is not None:

@@ -145,7 +145,7 @@ class Child:
         for r in self.readers:
             r.start()
         self.seen: set[int] = set()
-        self.stopped: set[int] = set()
+        self.tree = ProcessTree(self.proc.pid)
         self._say_lock = threading.Lock()
 
     def release(self, line: bytes = b"go\n", close: bool = True) -> None:
@@ -173,43 +173,11 @@ class Child:
             self.release(line, close=False)
 
     def freeze(self) -> bool:
-        """SIGSTOP the child and every descendant until every one of them shows stopped: a
-        fork racing the freeze, or a process its not-yet-stopped sibling sent SIGCONT, is
-        caught by the next pass. False if the tree would not stay stopped (the window is then
-        recorded as shared)."""
-        end = time.monotonic() + FREEZE_BOUND_S
-        while True:
-            running = [p for p in self._processes() if not _stopped(p)]
-            if not running:
-                return True
-            if time.monotonic() > end:
-                return False
-            for proc in running:
-                self._signal(proc.pid, signal.SIGSTOP)
-                self.stopped.add(proc.pid)
-            time.sleep(0.002)
+        """SIGSTOP the child and every descendant (ProcessTree.freeze)."""
+        return self.tree.freeze()
 
     def thaw(self) -> None:
-        for pid in set(self._tree()) | self.stopped:
-            self._signal(pid, signal.SIGCONT)
-        self.stopped.clear()
-
-    def _tree(self) -> list[int]:
-        return [p.pid for p in self._processes()]
-
-    def _processes(self) -> list[psutil.Process]:
-        try:
-            root = psutil.Process(self.proc.pid)
-            return [root, *root.children(recursive=True)]
-        except psutil.Error:
-            return []
-
-    @staticmethod
-    def _signal(pid: int, sig: int) -> None:
-        try:
-            os.kill(pid, sig)
-        except (ProcessLookupError, PermissionError):
-            pass
+        self.tree.thaw()
 
     def abandon(self) -> None:
         self.release(b"")
@@ -254,6 +222,51 @@ class Child:
         self.proc.wait()
         for r in self.readers:
             r.join(timeout=5)
+
+
+class ProcessTree:
+    """A process and its descendants, stopped and resumed as a whole: a sandbox's tree while
+    another job holds the GPU's timing lock, or the trusted judge's (kgb/runner/gpu_share.py)."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+        self.stopped: set[int] = set()
+
+    def freeze(self) -> bool:
+        """SIGSTOP every process of the tree until every one of them shows stopped: a fork
+        racing the freeze, or a process its not-yet-stopped sibling sent SIGCONT, is caught by
+        the next pass. False if the tree would not stay stopped (the window is then recorded
+        as shared)."""
+        end = time.monotonic() + FREEZE_BOUND_S
+        while True:
+            running = [p for p in self.processes() if not _stopped(p)]
+            if not running:
+                return True
+            if time.monotonic() > end:
+                return False
+            for proc in running:
+                _signal(proc.pid, signal.SIGSTOP)
+                self.stopped.add(proc.pid)
+            time.sleep(0.002)
+
+    def thaw(self) -> None:
+        for pid in {p.pid for p in self.processes()} | self.stopped:
+            _signal(pid, signal.SIGCONT)
+        self.stopped.clear()
+
+    def processes(self) -> list[psutil.Process]:
+        try:
+            root = psutil.Process(self.pid)
+            return [root, *root.children(recursive=True)]
+        except psutil.Error:
+            return []
+
+
+def _signal(pid: int, sig: int) -> None:
+    try:
+        os.kill(pid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
 
 
 # How long SIGSTOP passes over a sandbox's tree may take before its freeze counts as failed

@@ -26,11 +26,48 @@ def timed_cases(spec: P.JobSpec, records: list[P.CaseRecord], task_inputs: Any,
 
     reset = L2Reset(torch.device(spec.device))
     timed = []
-    for index, (case, record) in enumerate(zip(spec.cases, records)):
-        if not _timeable(case, record):
-            continue
-        timed.append(_time_case(spec, index, case, task_inputs, entry, channel, reset))
+    window = _Window(channel)
+    try:
+        for index, (case, record) in enumerate(zip(spec.cases, records)):
+            if not _timeable(case, record):
+                continue
+            timed.append(_time_case(spec, index, case, task_inputs, entry, window, reset))
+    finally:
+        window.give()
     return tuple(timed)
+
+
+# Kept outputs up to this size are saved inside the timing window (milliseconds); larger ones
+# are saved with the lock given back, so the other jobs on the GPU are not frozen meanwhile.
+SAVE_IN_WINDOW_BYTES = 64 << 20
+
+
+class _Window:
+    """The GPU's timing lock, held from one timed case into the next (on a shared GPU,
+    kgb/runner/gpu_share.py): each grant freezes every other job and waits for the GPU to
+    drain, so a job asks once for its run of timed cases rather than twice per case (an
+    H200 run: ~60 grants for matmul's 30 timed cases left three jobs sharing the GPU barely
+    faster than one at a time, docs/gpu.md run 19). Where the GPU is not shared the channel
+    answers at once and nothing is held."""
+
+    def __init__(self, channel: Channel) -> None:
+        self.channel, self.held = channel, False
+
+    def take(self) -> None:
+        if not self.held:
+            self.channel.lock()
+            self.held = True
+
+    def give(self) -> None:
+        if self.held:
+            self.channel.unlock()
+            self.held = False
+
+    def commit(self, case: str, fingerprints: list[str], nbytes: int) -> list[int]:
+        return self.channel.commit(case, fingerprints, nbytes)
+
+    def mark(self, label: str) -> None:
+        self.channel.mark(label)
 
 
 def _timeable(case: P.CaseSpec, record: P.CaseRecord) -> bool:
@@ -42,7 +79,7 @@ def _timeable(case: P.CaseSpec, record: P.CaseRecord) -> bool:
 
 
 def _time_case(spec: P.JobSpec, index: int, case: P.CaseSpec, task_inputs: Any,
-               entry: Callable, channel: Channel, reset: L2Reset) -> P.TimedCase:
+               entry: Callable, window: _Window, reset: L2Reset) -> P.TimedCase:
     import torch
 
     def inputs_for(rep: int) -> tuple:
@@ -59,19 +96,19 @@ def _time_case(spec: P.JobSpec, index: int, case: P.CaseSpec, task_inputs: Any,
         entry(*inputs)
         return held
 
-    # On a shared GPU the timing loop and the profiled call each run under the GPU's timing
-    # lock, every other job on it frozen (kgb/runner/gpu_share.py); saving the kept outputs
-    # (disk, no timing) runs between the two windows, in the same order as on a GPU of its own.
-    channel.lock()
-    try:
-        loop = time_loop(call, inputs_for, reset=reset,
-                         mark=lambda what: channel.mark(f"{what} {case.id}"),
-                         graph=spec.cuda_graph)
-        prints = [outputs_fingerprint(as_items(out)) for out in loop.outputs]
-        nbytes = output_bytes(loop.outputs[0]) if loop.outputs else 0
-        kept = channel.commit(case.id, prints, nbytes)
-    finally:
-        channel.unlock()
+    # On a shared GPU the timing loop and the profiled call run under the GPU's timing lock,
+    # every other job on it frozen (kgb/runner/gpu_share.py), held on into the next case.
+    # The kept outputs are saved before the profiled call, as on a GPU of its own (a kernel
+    # that reuses its output buffer would overwrite them); a large save gives the lock back.
+    window.take()
+    loop = time_loop(call, inputs_for, reset=reset,
+                     mark=lambda what: window.mark(f"{what} {case.id}"),
+                     graph=spec.cuda_graph)
+    prints = [outputs_fingerprint(as_items(out)) for out in loop.outputs]
+    nbytes = output_bytes(loop.outputs[0]) if loop.outputs else 0
+    kept = window.commit(case.id, prints, nbytes)
+    if nbytes * len(kept) > SAVE_IN_WINDOW_BYTES:
+        window.give()
     unsaved = None
     for rep in kept:
         items = as_items(loop.outputs[rep])
@@ -85,11 +122,8 @@ def _time_case(spec: P.JobSpec, index: int, case: P.CaseSpec, task_inputs: Any,
                 break
     loop.outputs.clear()
     warm = inputs_for(0)
-    channel.lock()
-    try:
-        profiled = profile_call(lambda: entry(*warm), torch.cuda.synchronize)
-    finally:
-        channel.unlock()
+    window.take()
+    profiled = profile_call(lambda: entry(*warm), torch.cuda.synchronize)
     return P.TimedCase(
         case=case.id, times_ms=tuple(round(t, 6) for t in loop.times_ms), warmup=loop.warmup,
         fingerprints=tuple(prints), kept=tuple(kept),
