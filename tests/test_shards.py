@@ -106,7 +106,8 @@ def test_the_merged_folder_is_the_one_the_unsharded_job_left(sharded, addcmul_ru
 
     def untimed(value):
         if isinstance(value, dict):
-            return {k: untimed(v) for k, v in value.items() if k not in ("wall_s", "compile_s")}
+            return {k: untimed(v) for k, v in value.items()
+                    if k not in ("wall_s", "compile_s", "late_check_s")}
         return [untimed(v) for v in value] if isinstance(value, list) else value
 
     assert read(merged, "plan.json") == read(whole, "plan.json")
@@ -206,6 +207,29 @@ def test_a_shard_that_timed_out_times_the_task_out_counting_the_earlier_shards(t
     first_cases = len(json.loads((_shard(task_copy, 1) / "plan.json").read_text())["cases"])
     assert record.verdict.verdict == P.Verdict.TIMEOUT
     assert f"{first_cases + 1} case(s) done" in record.verdict.message
+
+
+@pytest.mark.slow
+def test_shards_whose_run_times_add_up_past_the_budget_time_the_task_out(task_copy):
+    """Each shard may run the whole --timeout, but the task has one run-time budget: two
+    shards of 400 s of run time each (600 s budget) is the timeout the one job would have hit
+    (it passed before: each shard alone was within the limit). Start-up, compile and CPU-wait
+    credit is not run time."""
+    for k, credit in ((1, 0.0), (2, 30.0)):
+        path = _shard(task_copy, k) / P.EXEC_FILE
+        execution = json.loads(path.read_text())
+        execution.update(worker_s=400.0 + credit, compile_s=credit, startup_s=0.0,
+                         waited_s=0.0)
+        path.write_text(json.dumps(execution))
+    record = _merge(task_copy)
+    assert record.verdict.verdict == P.Verdict.TIMEOUT, record.verdict
+    assert "run-time budget" in record.verdict.message
+    merged = json.loads((task_copy / "jobs" / TASK / P.EXEC_FILE).read_text())
+    assert any("add up to 800.0 s" in n for n in merged["notes"]), merged["notes"]
+    for k in (1, 2):  # within the budget together: passed, as before
+        path = _shard(task_copy, k) / P.EXEC_FILE
+        path.write_text(json.dumps({**json.loads(path.read_text()), "worker_s": 290.0}))
+    assert _merge(task_copy).verdict.verdict == P.Verdict.PASSED
 
 
 @pytest.mark.slow

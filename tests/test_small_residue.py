@@ -158,3 +158,24 @@ def test_the_drain_fails_closed_when_the_gpu_cannot_be_named(tmp_path, monkeypat
     assert drain_for("cuda:7")(0.05) is False  # no such GPU
     assert gpu_idle("GPU-not-there", 0.05) is False  # NVML does not know it
     assert drain_for("cpu")(0.05) is True  # nothing to drain on the CPU
+
+
+# ------------------------------------------------------------------ 6. a sharded task's budget
+
+def test_a_shard_s_run_time_is_what_its_supervisor_charged(tmp_path):
+    """The worker's life on the supervisor's clock less its start-up/compile/CPU-wait credit,
+    the credit capped at the shard's compile budget (the rest was run time there too); the
+    shards' sum is held against the task's one run-time budget."""
+    from kgb.runner.shards import _over_run_time, _ShardFiles, run_seconds
+
+    def shard(worker_s: float | None, wall_s: float, credit: float) -> _ShardFiles:
+        e = P.ExecRecord("process", 0, False, wall_s, False, compile_s=credit / 2,
+                         startup_s=credit / 4, waited_s=credit / 4, worker_s=worker_s)
+        return _ShardFiles(tmp_path, _plan(timeout_s=100.0, compile_budget_s=30.0), e, None,
+                           None, None, None, None)
+
+    assert run_seconds(shard(60.0, 70.0, 20.0)) == 40.0
+    assert run_seconds(shard(60.0, 70.0, 50.0)) == 30.0  # credit capped at 30 s
+    assert run_seconds(shard(None, 70.0, 20.0)) == 50.0  # no supervisor report: the host's
+    assert _over_run_time([shard(60.0, 70.0, 20.0)] * 2, 100.0) is None  # 80 s of 100
+    assert "add up to 120.0 s" in (_over_run_time([shard(60.0, 70.0, 20.0)] * 3, 100.0) or "")

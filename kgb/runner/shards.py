@@ -333,7 +333,7 @@ def merge_shards(task_dir: Path, shard_dirs: list[Path], out_root: Path, limits:
     if stop is not None:
         _copy_ended(stop, files, task_dir)
     else:
-        _write_merged(files, task_dir)
+        _write_merged(files, task_dir, _over_run_time(files, whole.wall_time_s))
     worst = next((f.conditions for f in files if f.conditions is not None
                   and (f.conditions.throttled or f.conditions.neighbours)), None) \
         or next((f.conditions for f in files if f.conditions is not None), None)
@@ -369,10 +369,35 @@ def _copy_ended(stop: _ShardFiles, files: list[_ShardFiles], task_dir: Path) -> 
             replace(stop.progress, cases_done=before + stop.progress.cases_done)))
 
 
-def _write_merged(files: list[_ShardFiles], task_dir: Path) -> None:
+def run_seconds(shard: _ShardFiles) -> float:
+    """The run time a shard's supervisor charged against its run-time budget: the worker's
+    life on its clock (frozen seconds left out) less the start-up, compile and CPU-wait credit,
+    capped at the shard's compile budget (kgb/sandbox/_supervisor.py, past_deadline)."""
+    e = shard.execution
+    if e is None:
+        return 0.0
+    life = e.worker_s if e.worker_s is not None else e.wall_s
+    credit = (e.compile_s or 0.0) + (e.startup_s or 0.0) + (e.waited_s or 0.0)
+    return max(0.0, life - min(shard.plan.compile_budget_s, credit))
+
+
+def _over_run_time(files: list[_ShardFiles], timeout_s: float) -> str | None:
+    """Each shard may run the whole `--timeout` (a hang is stopped as soon as in one job),
+    but the task's run-time budget is one: the shards' run times together past it is a
+    timeout, as the unsharded job would have been stopped (docs/decisions.md, "A sharded
+    task's run-time budget"). The note for the sandbox record, or None."""
+    used = sum(run_seconds(f) for f in files)
+    if used <= timeout_s:
+        return None
+    return (f"the {len(files)} shards' run times add up to {used:.1f} s, past the task's "
+            f"run-time budget of {timeout_s:g} s: one job would have been stopped")
+
+
+def _write_merged(files: list[_ShardFiles], task_dir: Path, over: str | None = None) -> None:
     """Every shard ran its cases: one result, one sandbox record and one judgement over the
     union, in plan order. A shard whose judge failed leaves the task unjudged (no judge.json,
-    its judge.log), as a failed judge leaves an unsharded job: unverified, never incorrect."""
+    its judge.log), as a failed judge leaves an unsharded job: unverified, never incorrect.
+    `over`: the shards' run times exceeded the task's budget — the record says timed out."""
     results = [_own(f.result, f.plan) for f in files if isinstance(f.result, P.WorkerResult)]
     execs = [_own_exec(f.execution, f.plan, files) for f in files if f.execution is not None]
     result = P.WorkerResult(
@@ -383,7 +408,13 @@ def _write_merged(files: list[_ShardFiles], task_dir: Path) -> None:
         compile_s=round(sum(r.compile_s for r in results), 4),
         late_check_s=round(sum(r.late_check_s or 0.0 for r in results), 4))
     write_json_atomic(task_dir / P.OUT_DIR / P.RESULT_FILE, P.to_json(result))
-    write_json_atomic(task_dir / P.EXEC_FILE, P.to_json(_merged_exec(execs)), indent=1)
+    merged = _merged_exec(execs)
+    if over is not None:
+        merged = replace(merged, timed_out=True, returncode=None, notes=(*merged.notes, over))
+        write_json_atomic(task_dir / P.OUT_DIR / P.PROGRESS_FILE, P.to_json(P.Progress(
+            "done", len(result.cases), result.compile_s,
+            round(sum(run_seconds(f) for f in files), 3))))
+    write_json_atomic(task_dir / P.EXEC_FILE, P.to_json(merged), indent=1)
     traceback = next((f.folder / P.OUT_DIR / P.TRACEBACK_FILE for f in files
                       if (f.folder / P.OUT_DIR / P.TRACEBACK_FILE).is_file()), None)
     if traceback is not None:
