@@ -9,7 +9,8 @@ with a `[zero_point]` has its codes compared as q - zero, kgb.judge.zero_point).
 output is compared in units in the last place of its format: at most int_atol ulps from the
 reference (a quantizer's tie flipped by another float32 rounding of x / scale), NaN positions
 exact, and its relative L2 error within rel_l2 (a kernel that truncates instead of rounding is
-off by one ulp at half the elements).
+off by one ulp at half the elements). Codes that differ where the value the reference rounds
+is a .5 tie (the task's `quotient`, kgb.judge.ties) are not counted against that share.
 
 Where a float output misses only those bounds, it is judged once more against a float64
 truth (the reference run on the inputs upcast, kgb.judge.truth), with honest float32 results as
@@ -38,6 +39,7 @@ from dataclasses import dataclass, replace
 
 import torch
 
+from kgb.judge.ties import float8_ties, integer_ties
 from kgb.judge.zero_point import as_offsets
 from kgb.tasks.model import Tolerance
 
@@ -62,13 +64,16 @@ class Comparison:
     rel_l2: float | None = None
     message: str = ""
     numeric: bool = False  # failed only the atol/rtol/rel_l2 bounds: a float64 truth may decide
+    codes: bool = False  # failed only the share of codes that moved: the quotient's ties may
 
 
 def compare_outputs(candidate: list[torch.Tensor], reference: list[torch.Tensor],
                     tol: Tolerance, exact: bool = False,
-                    truth: list[Truth] | None = None) -> Comparison:
+                    truth: list[Truth] | None = None,
+                    quotients: list[torch.Tensor | None] | None = None) -> Comparison:
     """`truth`: the float64 truth per output (kgb.judge.truth), for outputs that miss the
-    bounds by rounding noise alone."""
+    bounds by rounding noise alone. `quotients`: per output, the float64 value the reference
+    rounds to its codes (kgb.judge.ties), or None."""
     if len(candidate) != len(reference):
         return Comparison(False, message=f"returned {len(candidate)} output(s), expected "
                                          f"{len(reference)}")
@@ -93,11 +98,16 @@ def compare_outputs(candidate: list[torch.Tensor], reference: list[torch.Tensor]
                 tuple(own_truth.baseline.shape) != tuple(ref.shape):
             own_truth = replace(own_truth, baseline=None)
         own_tol = replace(tol, int_mismatch=zp.zeros_mismatch) if zp and i == zp.zeros else tol
-        one = _compare_one(out, ref, own_tol, exact, truth=own_truth)
+        # codes compared as offsets from a zero point have no quotient of their own here
+        quotient = quotients[i] if quotients is not None and i < len(quotients) and \
+            zp is None else None
+        if quotient is not None and tuple(quotient.shape) != tuple(ref.shape):
+            quotient = None
+        one = _compare_one(out, ref, own_tol, exact, truth=own_truth, quotient=quotient)
         if not one.passed:
             label = f"output {i}" + (" (codes - zero point)" if zp and i == zp.codes else "")
             return Comparison(False, one.max_abs, one.rel_l2, f"{label}: {one.message}",
-                              one.numeric)
+                              one.numeric, one.codes)
         worst = Comparison(True, max(worst.max_abs or 0.0, one.max_abs or 0.0),
                            max(worst.rel_l2 or 0.0, one.rel_l2 or 0.0))
     return worst
@@ -209,7 +219,8 @@ class _TruthErrors:
 
 
 def _compare_one(out: torch.Tensor, ref: torch.Tensor, tol: Tolerance, exact: bool,
-                 chunk: int = CHUNK, truth: Truth | None = None) -> Comparison:
+                 chunk: int = CHUNK, truth: Truth | None = None,
+                 quotient: torch.Tensor | None = None) -> Comparison:
     if out.numel() == 0:
         return Comparison(True, 0.0, 0.0)
     if exact:
@@ -219,9 +230,9 @@ def _compare_one(out: torch.Tensor, ref: torch.Tensor, tol: Tolerance, exact: bo
         return Comparison(same, None, None, "" if same else "not bit-exact")
     flat_out, flat_ref = out.reshape(-1), ref.reshape(-1)
     if not ref.is_floating_point():
-        return _compare_integers(out, ref, flat_out, flat_ref, tol, chunk)
+        return _compare_integers(out, ref, flat_out, flat_ref, tol, chunk, quotient)
     if ref.element_size() == 1:  # float8: steps of its own grid, not atol/rtol
-        return _compare_float8(out, ref, flat_out, flat_ref, tol, chunk)
+        return _compare_float8(out, ref, flat_out, flat_ref, tol, chunk, quotient)
     nonfinite = {name: _Count() for name in ("NaN", "+Inf", "-Inf")}
     outside, finite_n = _Count(), 0
     max_abs, err_sq, ref_sq = 0.0, 0.0, 0.0
@@ -271,14 +282,18 @@ def _compare_one(out: torch.Tensor, ref: torch.Tensor, tol: Tolerance, exact: bo
 
 
 def _compare_integers(out: torch.Tensor, ref: torch.Tensor, flat_out: torch.Tensor,
-                      flat_ref: torch.Tensor, tol: Tolerance, chunk: int) -> Comparison:
-    wrong, moved, max_abs, err_sq, ref_sq = _Count(), 0, 0, 0.0, 0.0
+                      flat_ref: torch.Tensor, tol: Tolerance, chunk: int,
+                      quotient: torch.Tensor | None = None) -> Comparison:
+    wrong, moved, tied, max_abs, err_sq, ref_sq = _Count(), 0, 0, 0, 0.0, 0.0
+    flat_q = quotient.reshape(-1) if quotient is not None else None
     for lo, hi in _slices(flat_ref.numel(), chunk):
         o, r = flat_out[lo:hi].to(torch.int64), flat_ref[lo:hi].to(torch.int64)
         diff = (o - r).abs()
         max_abs = max(max_abs, int(diff.max()))
         wrong.add(diff > tol.int_atol, lo)
         moved += int((diff > 0).sum())
+        if flat_q is not None:
+            tied += int(integer_ties(flat_q[lo:hi].double(), o, r).sum())
         err_sq += float(diff.double().square().sum())
         ref_sq += float(r.double().square().sum())
     if wrong.n:
@@ -290,24 +305,28 @@ def _compare_integers(out: torch.Tensor, ref: torch.Tensor, flat_out: torch.Tens
     # from hiding inside that slack.
     rel_l2 = _ratio(err_sq, ref_sq)
     if tol.int_atol and tol.int_mismatch is not None:
-        return _mismatch(moved, ref.numel(), tol, float(max_abs), rel_l2)
+        return _mismatch(moved, tied, ref.numel(), tol, float(max_abs), rel_l2,
+                         quotient is not None)
     if tol.int_atol and rel_l2 > tol.rel_l2:
         return Comparison(False, float(max_abs), rel_l2,
                           f"relative L2 error {rel_l2:.3g} above {tol.rel_l2:g}")
     return Comparison(True, float(max_abs), rel_l2)
 
 
-def _mismatch(moved: int, n: int, tol: Tolerance, max_abs: float | None,
-              rel_l2: float) -> Comparison:
+def _mismatch(moved: int, tied: int, n: int, tol: Tolerance, max_abs: float | None,
+              rel_l2: float, weighed: bool) -> Comparison:
     """The share-of-codes bound (Tolerance.int_mismatch): at most that share of the codes may
     differ from the reference, each within int_atol — and at least three, so that two ties in
-    a tiny tensor (bfloat16 inputs tie at ~0.3% of codes) are not a failure."""
+    a tiny tensor are not a failure. `tied` of the `moved` codes differ at a .5 tie of the
+    reference's quotient (kgb.judge.ties; `weighed`: the quotient was known): not counted."""
     allowed = max(3, math.floor((tol.int_mismatch or 0.0) * n))
-    if moved > allowed:
+    if moved - tied > allowed:
+        ties = f" besides {tied} at a .5 tie of the quotient" if tied else ""
         return Comparison(False, max_abs, rel_l2,
-                          f"{moved} of {n} codes differ from the reference (within "
-                          f"{tol.int_atol} step(s)); at most {allowed} may (a tie another "
-                          f"float32 rounding flips), not a different rounding everywhere")
+                          f"{moved - tied} of {n} codes differ from the reference (within "
+                          f"{tol.int_atol} step(s)){ties}; at most {allowed} may (a tie another "
+                          f"float32 rounding flips), not a different rounding everywhere",
+                          codes=not weighed)
     return Comparison(True, max_abs, rel_l2)
 
 
@@ -319,8 +338,10 @@ def _ulp_key(bits: torch.Tensor) -> torch.Tensor:
 
 
 def _compare_float8(out: torch.Tensor, ref: torch.Tensor, flat_out: torch.Tensor,
-                    flat_ref: torch.Tensor, tol: Tolerance, chunk: int) -> Comparison:
-    nan, wrong, moved, max_ulps, err_sq, ref_sq = _Count(), _Count(), 0, 0, 0.0, 0.0
+                    flat_ref: torch.Tensor, tol: Tolerance, chunk: int,
+                    quotient: torch.Tensor | None = None) -> Comparison:
+    nan, wrong, moved, tied, max_ulps, err_sq, ref_sq = _Count(), _Count(), 0, 0, 0, 0.0, 0.0
+    flat_q = quotient.reshape(-1) if quotient is not None else None
     for lo, hi in _slices(flat_ref.numel(), chunk):
         o, r = flat_out[lo:hi], flat_ref[lo:hi]
         o_nan, r_nan = o.float().isnan(), r.float().isnan()
@@ -330,6 +351,8 @@ def _compare_float8(out: torch.Tensor, ref: torch.Tensor, flat_out: torch.Tensor
         max_ulps = max(max_ulps, int(ulps.max()))
         wrong.add(ulps > tol.int_atol, lo)
         moved += int((ulps > 0).sum())
+        if flat_q is not None:
+            tied += int((float8_ties(flat_q[lo:hi].double(), o, r) & (ulps > 0)).sum())
         finite = torch.isfinite(r.double()) & torch.isfinite(o.double())
         err_sq += float(torch.where(finite, o.double() - r.double(), 0.0).square().sum())
         ref_sq += float(torch.where(finite, r.double(), 0.0).square().sum())
@@ -343,7 +366,7 @@ def _compare_float8(out: torch.Tensor, ref: torch.Tensor, flat_out: torch.Tensor
                           f"{tol.int_atol} ulp(s) from the reference (max {max_ulps})"
                           f"{_difference_at(wrong.first, out, ref)}")
     if tol.int_atol and tol.int_mismatch is not None:
-        return _mismatch(moved, ref.numel(), tol, None, rel_l2)
+        return _mismatch(moved, tied, ref.numel(), tol, None, rel_l2, quotient is not None)
     if rel_l2 > tol.rel_l2:
         return Comparison(False, None, rel_l2,
                           f"relative L2 error {rel_l2:.3g} above {tol.rel_l2:g}")

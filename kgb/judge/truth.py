@@ -145,16 +145,43 @@ def baseline_outputs(baseline: Callable[..., Any] | None, inputs: tuple,
             for g, e in zip(got, expected)]
 
 
+def quotient_outputs(quotient: Callable[..., Any], inputs: tuple,
+                     expected: list[torch.Tensor]) -> list[torch.Tensor | None] | str:
+    """The task's `quotient(*inputs)` (trusted code): per output, the float64 value its codes
+    round, or None; or why there are none (it failed, or answered in another form): the share
+    bound then stands as it is (fail closed)."""
+    try:
+        with torch.no_grad():
+            got = as_outputs(quotient(*inputs))
+    except Exception as exc:
+        _release_after(exc)
+        lines = str(exc).strip().splitlines()
+        return f"{type(exc).__name__}: {lines[0][:160] if lines else ''}"
+    if len(got) != len(expected):
+        return f"it returned {len(got)} output(s), expected {len(expected)}"
+    return [g.double() if isinstance(g, torch.Tensor) and g.shape == e.shape else None
+            for g, e in zip(got, expected)]
+
+
 def compare_with_truth(outputs: list[torch.Tensor], expected: list[torch.Tensor],
                        inputs: tuple, reference: Callable[..., Any], tol: Tolerance,
                        exact: bool = False,
                        baseline: Callable[..., Any] | None = None,
-                       strict: bool = False) -> Comparison:
+                       strict: bool = False,
+                       quotient: Callable[..., Any] | None = None) -> Comparison:
     """compare_outputs, and for outputs that miss only the numeric bounds, again against the
     float64 truth with the reference's, the `baseline`'s and the sensitivity's noise as the
     measure (kgb.judge.compare); without a truth the first answer stands, with the reason.
-    `strict` (a task's strict_tolerance): the bounds are the contract, nothing is forgiven."""
+    `strict` (a task's strict_tolerance): the bounds are the contract, nothing is forgiven.
+    Codes that miss only the share bound are weighed again with the ties of the task's
+    `quotient` (kgb.judge.ties) — under strict too: the contract names those ties."""
     result = compare_outputs(outputs, expected, tol, exact=exact)
+    if not result.passed and result.codes and quotient is not None:
+        quotients = quotient_outputs(quotient, inputs, expected)
+        result = compare_outputs(outputs, expected, tol, exact=exact, quotients=quotients) \
+            if not isinstance(quotients, str) else \
+            replace(result, message=f"{result.message} (the task's quotient gave no ties: "
+                                    f"{quotients})")
     if result.passed or not result.numeric or strict:
         return result
     values = float64_truth(reference, inputs)
@@ -176,4 +203,5 @@ def compare_for_task(task: Task, reference: Any, outputs: list[torch.Tensor],
     return compare_with_truth(outputs, expected, inputs, reference.reference,
                               task.tolerance_for(dtype), exact=task.compare == "exact",
                               baseline=getattr(reference, "baseline", None),
-                              strict=task.strict_tolerance)
+                              strict=task.strict_tolerance,
+                              quotient=getattr(reference, "quotient", None))

@@ -19,3 +19,12 @@ def reference(x):
 
 
 baseline = reference  # what a PyTorch user writes: the same float32 steps
+
+
+def quotient(x):
+    # the value qs rounds, exactly (float64): where it is a .5 tie, either neighbour is an
+    # honest code (kgb/judge/ties.py); d is not rounded codes
+    M, K = x.shape
+    xd = x.double().reshape(M, K // 32, 32)
+    amax = xd.abs().amax(dim=-1, keepdim=True)
+    return (torch.where(amax > 0, xd * 127.0 / amax, torch.zeros_like(xd)).reshape(M, K), None)
