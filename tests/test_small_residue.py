@@ -179,3 +179,56 @@ def test_a_shard_s_run_time_is_what_its_supervisor_charged(tmp_path):
     assert run_seconds(shard(None, 70.0, 20.0)) == 50.0  # no supervisor report: the host's
     assert _over_run_time([shard(60.0, 70.0, 20.0)] * 2, 100.0) is None  # 80 s of 100
     assert "add up to 120.0 s" in (_over_run_time([shard(60.0, 70.0, 20.0)] * 3, 100.0) or "")
+
+
+# ------------------------------------------------------------------ 3. JobNotStarted's advice
+
+def test_a_start_stopped_from_outside_or_short_for_a_moment_says_resume():
+    from kgb.sandbox.base import not_started
+
+    signalled = not_started("the sandbox's supervisor got signal 15",
+                            {"released": False, "interrupted": 15})
+    assert str(signalled).endswith("run again with --resume")
+    short = not_started("the worker could not be started in it: [Errno 11] Resource "
+                        "temporarily unavailable", {"not_started": "[Errno 11] Resource "
+                                                    "temporarily unavailable"})
+    assert str(short).endswith("run again with --resume")
+
+
+def test_a_set_up_error_every_retry_meets_names_its_fix_not_resume():
+    from kgb.sandbox.base import not_started
+
+    for text, fix in (("[Errno 13] Permission denied: '/root/out/jobs/t'", "chmod o+x"),
+                      ("[Errno 8] Exec format error: '/opt/py'", "this machine's Python"),
+                      ("KeyError: 'argv'", "kgb sandbox check")):
+        message = str(not_started(f"the worker could not be started in it: {text}",
+                                  {"not_started": text}))
+        assert "--resume" not in message and fix in message, message
+        assert text in message and "every attempt meets it again" in message
+
+
+def test_an_unreachable_folder_is_named_with_its_fix_on_the_process_backend(tmp_path):
+    """End to end: the supervisor's close-on-exec pipe reports ENOENT for the job's folder;
+    the error names the folder and what to fix, and no longer advises --resume (a rerun
+    meets the same folder)."""
+    import sys
+
+    import pytest
+
+    from kgb.sandbox import Limits, SandboxRequest, create_sandbox
+    from kgb.sandbox.base import JobNotStarted
+
+    sandbox = create_sandbox("process")
+    out = tmp_path / "out"
+    out.mkdir()
+    try:
+        with pytest.raises(JobNotStarted) as raised:
+            sandbox.run(SandboxRequest(
+                argv=(sys.executable, "-c", "print('ran')"), out_dir=out, ro_paths=(), env=(),
+                tmp_dir=tmp_path / "scratch", cwd=tmp_path / "no-such-folder"),
+                Limits(wall_time_s=30))
+    finally:
+        sandbox.close()
+    message = str(raised.value)
+    assert "could not be started" in message and "no-such-folder" in message, message
+    assert "--resume" not in message and "give --out a folder" in message

@@ -10,6 +10,8 @@ error) is kept apart from "the command failed" (a normal `ExecResult`, a verdict
 from __future__ import annotations
 
 import abc
+import errno
+import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -32,6 +34,43 @@ class SandboxUnavailable(InfraError):
 class JobNotStarted(InfraError):
     """A held start (Sandbox.start) was stopped from outside before `go`: the candidate's code
     never ran, so no verdict can be drawn (issue 28: it was read as the kernel's crash)."""
+
+
+# Why a worker could not be started (the errno its exec or set-up failed with), where running
+# again can help: the machine was short of processes, memory or files for a moment.
+_RETRYABLE = frozenset({errno.EAGAIN, errno.ENOMEM, errno.EINTR, errno.EMFILE, errno.ENFILE,
+                        errno.ETXTBSY, errno.EBUSY})
+# Where it cannot: the same folder or program fails the same way on every attempt.
+_FIXES = (
+    ({errno.ENOENT, errno.ENOTDIR, errno.ELOOP, errno.ENAMETOOLONG},
+     "a folder or program the job needs is not there inside the sandbox: give --out a folder "
+     "the sandbox can reach (bwrap and docker bind it at the same path) and check that the "
+     "worker's Python exists at that path inside it (for docker: in the image)"),
+    ({errno.EACCES, errno.EPERM},
+     "the sandbox's user may not enter that folder or run that program: make the folder and "
+     "every parent searchable by other users (chmod o+x) and the program executable"),
+    ({errno.ENOEXEC}, "that program cannot run on this machine (another architecture, or not "
+     "a program): point the sandbox at this machine's Python"),
+)
+
+
+def not_started(stopped: str, report: dict | None) -> JobNotStarted:
+    """The JobNotStarted for a held start stopped before `go` (`stopped`, kgb/sandbox/
+    _supervisor.py stopped_while_held) with advice that fits: `--resume` where another attempt
+    can run (a signal, a sandbox that ended while it waited, a short-lived shortage); for a
+    set-up error every attempt meets again, what is wrong and how to fix it."""
+    failed = report.get("not_started") if isinstance(report, dict) else None
+    head = f"a job's sandbox was stopped before the job was released ({stopped}); kgb's side, " \
+        "not the kernel's"
+    match = re.match(r"\[Errno (\d+)\]", str(failed)) if failed else None
+    code = int(match.group(1)) if match else None
+    if not failed or code in _RETRYABLE:
+        return JobNotStarted(f"{head}: run again with --resume")
+    fix = next((text for codes, text in _FIXES if code in codes),
+               "kgb's sandbox set-up fails here: `kgb sandbox check --backend NAME` shows what")
+    return JobNotStarted(f"a job's worker could not be started in its sandbox ({failed}): "
+                         f"kgb's set-up, not the kernel's, and every attempt meets it again: "
+                         f"{fix}; then run again")
 
 
 @dataclass(frozen=True)

@@ -35,7 +35,6 @@ from typing import Any
 from kgb.sandbox import _supervisor, gpu, images
 from kgb.sandbox.base import (
     ExecResult,
-    JobNotStarted,
     Limits,
     MiB,
     Sandbox,
@@ -43,6 +42,7 @@ from kgb.sandbox.base import (
     SandboxUnavailable,
     Started,
     compile_budget_s,
+    not_started,
     register_backend,
     worker_seconds,
 )
@@ -248,9 +248,7 @@ class DockerSandbox(Sandbox):
         if stopped is None and ended_held and not host_timeout:
             stopped = f"the sandbox ended (exit code {code}) while it waited"
         if stopped is not None:  # the candidate never ran: kgb's side (subproc._result too)
-            raise JobNotStarted(f"a job's sandbox was stopped before the job was released "
-                                f"({stopped}); kgb's side, not the kernel's: run again with "
-                                "--resume")
+            raise not_started(stopped, report)
         if report is None:
             notes.append("the sandbox supervisor did not report (killed from outside?); return "
                          "code and timeout are the host's view")

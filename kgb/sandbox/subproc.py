@@ -403,15 +403,14 @@ def _result(outcome: ChildOutcome, notes: Sequence[str], ended_held: bool = Fals
     """The supervisor's report (or, without one, the host's view) as an ExecResult; a held
     start that ended before `go` (`ended_held`, or the report says so) raises JobNotStarted."""
     from kgb.sandbox import _supervisor
-    from kgb.sandbox.base import ExecResult, JobNotStarted, worker_seconds
+    from kgb.sandbox.base import ExecResult, not_started, worker_seconds
 
     stderr, report = _supervisor.split_report(outcome.stderr_bytes)
     stopped = _supervisor.stopped_while_held(report)
     if stopped is None and ended_held and not outcome.timed_out:
         stopped = f"the sandbox ended (return code {outcome.returncode}) while it waited"
     if stopped is not None:
-        raise JobNotStarted(f"a job's sandbox was stopped before the job was released ({stopped});"
-                            " kgb's side, not the kernel's: run again with --resume")
+        raise not_started(stopped, report)
     notes = list(notes)
     if report is None:
         notes.append("the sandbox supervisor did not report (killed from outside, or the sandbox "
