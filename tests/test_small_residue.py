@@ -162,23 +162,31 @@ def test_the_drain_fails_closed_when_the_gpu_cannot_be_named(tmp_path, monkeypat
 
 # ------------------------------------------------------------------ 6. a sharded task's budget
 
-def test_a_shard_s_run_time_is_what_its_supervisor_charged(tmp_path):
-    """The worker's life on the supervisor's clock less its start-up/compile/CPU-wait credit,
-    the credit capped at the shard's compile budget (the rest was run time there too); the
-    shards' sum is held against the task's one run-time budget."""
+def test_the_shards_run_time_is_counted_as_one_job_s_supervisor_would(tmp_path):
+    """Each shard's worker life on its supervisor's clock less its start-up/compile/CPU-wait
+    credit (capped at its compile budget), the credit summed over the shards capped at the
+    task's compile budget plus the start-ups sharding added; held against one run budget."""
     from kgb.runner.shards import _over_run_time, _ShardFiles, run_seconds
 
-    def shard(worker_s: float | None, wall_s: float, credit: float) -> _ShardFiles:
-        e = P.ExecRecord("process", 0, False, wall_s, False, compile_s=credit / 2,
-                         startup_s=credit / 4, waited_s=credit / 4, worker_s=worker_s)
+    def shard(worker_s: float | None, wall_s: float, compile_s: float,
+              startup_s: float = 0.0) -> _ShardFiles:
+        e = P.ExecRecord("process", 0, False, wall_s, False, compile_s=compile_s,
+                         startup_s=startup_s, waited_s=0.0, worker_s=worker_s)
         return _ShardFiles(tmp_path, _plan(timeout_s=100.0, compile_budget_s=30.0), e, None,
                            None, None, None, None)
 
-    assert run_seconds(shard(60.0, 70.0, 20.0)) == 40.0
-    assert run_seconds(shard(60.0, 70.0, 50.0)) == 30.0  # credit capped at 30 s
-    assert run_seconds(shard(None, 70.0, 20.0)) == 50.0  # no supervisor report: the host's
-    assert _over_run_time([shard(60.0, 70.0, 20.0)] * 2, 100.0) is None  # 80 s of 100
-    assert "add up to 120.0 s" in (_over_run_time([shard(60.0, 70.0, 20.0)] * 3, 100.0) or "")
+    assert run_seconds([shard(60.0, 70.0, 20.0)], 30.0) == 40.0
+    assert run_seconds([shard(60.0, 70.0, 50.0)], 30.0) == 30.0  # credit capped at 30 s
+    assert run_seconds([shard(None, 70.0, 20.0)], 30.0) == 50.0  # no supervisor report
+    assert _over_run_time([shard(60.0, 70.0, 20.0)] * 2, 100.0, 60.0) is None  # 80 s of 100
+    assert "add up to 120.0 s" in (_over_run_time([shard(60.0, 70.0, 20.0)] * 3, 100.0, 60.0)
+                                   or "")
+    # Three shards each claiming its whole 30 s compile budget: one job's 30 s, not 90 s
+    # (one job would have run 3 × 80 - 30 = 210 s past its budget) ...
+    assert run_seconds([shard(80.0, 90.0, 30.0)] * 3, 30.0) == 210.0
+    # ... but the start-ups sharding repeated are kgb's: 3 × 10 s, two of them extra (the
+    # credit is 30 + 20 s, not 30 s)
+    assert run_seconds([shard(60.0, 70.0, 20.0, startup_s=10.0)] * 3, 30.0) == 130.0
 
 
 # ------------------------------------------------------------------ 3. JobNotStarted's advice

@@ -333,7 +333,8 @@ def merge_shards(task_dir: Path, shard_dirs: list[Path], out_root: Path, limits:
     if stop is not None:
         _copy_ended(stop, files, task_dir)
     else:
-        _write_merged(files, task_dir, _over_run_time(files, whole.wall_time_s))
+        _write_merged(files, task_dir, _over_run_time(files, whole.wall_time_s,
+                                                      whole.compile_time_s))
     worst = next((f.conditions for f in files if f.conditions is not None
                   and (f.conditions.throttled or f.conditions.neighbours)), None) \
         or next((f.conditions for f in files if f.conditions is not None), None)
@@ -369,24 +370,37 @@ def _copy_ended(stop: _ShardFiles, files: list[_ShardFiles], task_dir: Path) -> 
             replace(stop.progress, cases_done=before + stop.progress.cases_done)))
 
 
-def run_seconds(shard: _ShardFiles) -> float:
-    """The run time a shard's supervisor charged against its run-time budget: the worker's
-    life on its clock (frozen seconds left out) less the start-up, compile and CPU-wait credit,
-    capped at the shard's compile budget (kgb/sandbox/_supervisor.py, past_deadline)."""
+def _charged(shard: _ShardFiles) -> tuple[float, float, float]:
+    """A shard's worker life on its supervisor's clock (frozen seconds left out), the start-up,
+    compile and CPU-wait credit its supervisor gave (capped at the shard's compile budget:
+    kgb/sandbox/_supervisor.py, past_deadline), and its start-up alone."""
     e = shard.execution
     if e is None:
-        return 0.0
+        return 0.0, 0.0, 0.0
     life = e.worker_s if e.worker_s is not None else e.wall_s
     credit = (e.compile_s or 0.0) + (e.startup_s or 0.0) + (e.waited_s or 0.0)
-    return max(0.0, life - min(shard.plan.compile_budget_s, credit))
+    return life, min(shard.plan.compile_budget_s, credit), e.startup_s or 0.0
 
 
-def _over_run_time(files: list[_ShardFiles], timeout_s: float) -> str | None:
+def run_seconds(files: list[_ShardFiles], compile_budget_s: float) -> float:
+    """The run time the shards took together, counted as one job's supervisor would: their
+    lives less their credit, the credit capped at the task's compile budget plus the start-ups
+    that sharding added (kgb's, not the kernel's). Uncapped, each shard's own compile budget
+    would let a kernel claiming compile intervals run `compile` longer per shard."""
+    charged = [_charged(f) for f in files]
+    startups = [s for _, _, s in charged]
+    extra = sum(startups) - max(startups, default=0.0)
+    credit = min(compile_budget_s + extra, sum(c for _, c, _ in charged))
+    return max(0.0, sum(life for life, _, _ in charged) - credit)
+
+
+def _over_run_time(files: list[_ShardFiles], timeout_s: float, compile_budget_s: float
+                   ) -> str | None:
     """Each shard may run the whole `--timeout` (a hang is stopped as soon as in one job),
     but the task's run-time budget is one: the shards' run times together past it is a
-    timeout, as the unsharded job would have been stopped (docs/decisions.md, "A sharded
-    task's run-time budget"). The note for the sandbox record, or None."""
-    used = sum(run_seconds(f) for f in files)
+    timeout, as the unsharded job would have been stopped (docs/decisions.md, s29 h2). The
+    note for the sandbox record, or None."""
+    used = run_seconds(files, compile_budget_s)
     if used <= timeout_s:
         return None
     return (f"the {len(files)} shards' run times add up to {used:.1f} s, past the task's "
@@ -413,7 +427,7 @@ def _write_merged(files: list[_ShardFiles], task_dir: Path, over: str | None = N
         merged = replace(merged, timed_out=True, returncode=None, notes=(*merged.notes, over))
         write_json_atomic(task_dir / P.OUT_DIR / P.PROGRESS_FILE, P.to_json(P.Progress(
             "done", len(result.cases), result.compile_s,
-            round(sum(run_seconds(f) for f in files), 3))))
+            round(sum(_charged(f)[0] for f in files), 3))))
     write_json_atomic(task_dir / P.EXEC_FILE, P.to_json(merged), indent=1)
     traceback = next((f.folder / P.OUT_DIR / P.TRACEBACK_FILE for f in files
                       if (f.folder / P.OUT_DIR / P.TRACEBACK_FILE).is_file()), None)
