@@ -293,7 +293,7 @@ def _compare_integers(out: torch.Tensor, ref: torch.Tensor, flat_out: torch.Tens
         wrong.add(diff > tol.int_atol, lo)
         moved += int((diff > 0).sum())
         if flat_q is not None:
-            tied += int(integer_ties(flat_q[lo:hi].double(), o, r).sum())
+            tied += int(integer_ties(flat_q[lo:hi].to(o.device, torch.float64), o, r).sum())
         err_sq += float(diff.double().square().sum())
         ref_sq += float(r.double().square().sum())
     if wrong.n:
@@ -352,7 +352,8 @@ def _compare_float8(out: torch.Tensor, ref: torch.Tensor, flat_out: torch.Tensor
         wrong.add(ulps > tol.int_atol, lo)
         moved += int((ulps > 0).sum())
         if flat_q is not None:
-            tied += int((float8_ties(flat_q[lo:hi].double(), o, r) & (ulps > 0)).sum())
+            v = flat_q[lo:hi].to(o.device, torch.float64)
+            tied += int((float8_ties(v, o, r) & (ulps > 0)).sum())
         finite = torch.isfinite(r.double()) & torch.isfinite(o.double())
         err_sq += float(torch.where(finite, o.double() - r.double(), 0.0).square().sum())
         ref_sq += float(torch.where(finite, r.double(), 0.0).square().sum())
