@@ -159,8 +159,15 @@ def _apply_bf16_arithmetic(it: Any) -> tuple[str, ...]:
         tensor = torch.from_numpy(np.ascontiguousarray(data, dtype=np.float32))
         return tensor.to(torch.bfloat16).view(torch.int16).numpy().view(np.uint16)
 
+    named = (tl.core.dtype, tl.core.pointer_type)  # == compares their names (a pointer's is
+    # never bf16's); asked on every interpreted op, where dtype.__eq__'s unwrapping showed
+    bf16_name = tl.bfloat16.name
+
     def is_bf16(handle) -> bool:
-        return handle.dtype.scalar == tl.bfloat16
+        scalar = handle.dtype.scalar
+        if type(scalar) in named:
+            return scalar.name == bf16_name
+        return scalar == tl.bfloat16
 
     builder = it.InterpreterBuilder
     original_binary, original_unary = builder.binary_op, builder.unary_op

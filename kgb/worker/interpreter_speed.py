@@ -8,10 +8,20 @@ worker's time. A launch patches the language for its kernel and restores it when
 helper's patches are never restored. So within one launch, a helper whose language modules
 were patched already (by the launch or an earlier helper) would only set the same attributes
 again: that second scan is skipped. Outside a launch, and for modules not yet patched in this
-launch, the interpreter's own `_patch_lang` runs as before."""
+launch, the interpreter's own `_patch_lang` runs as before.
+
+The same holds for three constructors every interpreted op goes through (`apply_type_memos`):
+`_get_np_dtype` builds a 20-entry dict on each call; `block_type(...)` re-validates its shape
+and formats its name; `tensor(...)` wraps its shape in a fresh `tl.tuple` of constexprs, whose
+type is worked out again. Each is a pure function of a dtype and a tuple of ints, so the first
+result for a given key is kept and reused (the shape tuples and constexprs are shared between
+values, never mutated by Triton). Anything else - a shape that is not plain ints, a type that
+does not hash - goes through the original code, which raises as it did."""
 
 from __future__ import annotations
 
+import builtins
+import inspect
 import sys
 from types import ModuleType
 from typing import Any
@@ -19,7 +29,9 @@ from typing import Any
 
 def apply() -> bool:
     """Install the once-per-launch patching; False when this Triton's interpreter does not
-    have the shape it relies on (then nothing changes)."""
+    have the shape it relies on (then nothing changes). The type memos go in first, each on
+    its own condition."""
+    apply_type_memos()
     try:
         import triton.language as tl
         from triton.runtime import interpreter as it
@@ -61,4 +73,144 @@ def apply() -> bool:
 
     patch_lang.__kgb_once__ = True  # type: ignore[attr-defined]
     it._patch_lang = patch_lang
+    return True
+
+
+# tensor.__init__ as this memo replaces it: applied only while Triton's body reads exactly so.
+_TENSOR_INIT = """
+    def __init__(self, handle, type: dtype):
+        \"\"\"Not called by user code.\"\"\"
+        super().__init__()
+        # IR handle
+        self.handle = handle
+        # Block shape
+        self.shape = type.shape if type.is_block() else ()
+        self.numel = constexpr(math.prod(self.shape))
+        self.type = type  # Tensor type (can be block_type)
+        # Following the practice in pytorch, dtype is scalar type
+        self.dtype = type.scalar
+        self.shape = tuple([constexpr(s) for s in self.shape])
+"""
+
+
+def apply_type_memos() -> tuple[str, ...]:
+    """Memoise the three per-op constructors (module docstring); returns the names of those
+    installed (a Triton whose code differs keeps its own)."""
+    try:
+        import triton.language.core as core
+        from triton.runtime import interpreter as it
+    except ImportError:  # pragma: no cover - no interpreter in this Triton
+        return ()
+    done = []
+    for name, install in (("np_dtype", _memo_np_dtype), ("block_type", _memo_block_type),
+                          ("tensor", _memo_tensor)):
+        if install(core, it):
+            done.append(name)
+    return tuple(done)
+
+
+def _memo_np_dtype(core: Any, it: Any) -> bool:
+    original = getattr(it, "_get_np_dtype", None)
+    if original is None:
+        return False
+    if getattr(original, "__kgb_memo__", False):
+        return True
+    known: dict[Any, Any] = {}
+    named = (core.dtype, core.pointer_type)  # their equality is their name's (pointer_type
+    # and block_type do not hash: they define __eq__ alone); a block's answer is its element's
+    block = core.block_type
+
+    def get_np_dtype(tt_dtype: Any) -> Any:
+        kind = type(tt_dtype)  # the class too: the original branches on it
+        if kind in named:
+            key: Any = (kind, tt_dtype.name)
+        elif kind is block and type(tt_dtype.element_ty) in named:
+            key = (kind, type(tt_dtype.element_ty), tt_dtype.element_ty.name)
+        else:
+            key = (kind, tt_dtype)
+        try:
+            return known[key]
+        except KeyError:
+            found = known[key] = original(tt_dtype)  # an unknown type raises as before
+            return found
+        except TypeError:  # unhashable
+            return original(tt_dtype)
+
+    get_np_dtype.__kgb_memo__ = True  # type: ignore[attr-defined]
+    it._get_np_dtype = get_np_dtype
+    return True
+
+
+def _int_dims(shape: Any, tl_tuple: type) -> builtins.tuple[int, ...] | None:
+    """The shape as a tuple of plain ints, or None (then the original code decides)."""
+    kind = type(shape)
+    dims = shape if kind is list else shape.values if kind is tl_tuple else None
+    if dims is None:
+        return None
+    for d in dims:  # a loop, not any(): this runs for every op
+        if type(d) is not int:
+            return None
+    return builtins.tuple(dims)
+
+
+def _memo_block_type(core: Any, it: Any) -> bool:
+    block_type, tl_tuple = core.block_type, core.tuple
+    original = vars(block_type).get("__init__")
+    if original is None:
+        return False
+    if getattr(original, "__kgb_memo__", False):
+        return True
+    made: dict[Any, builtins.tuple[Any, int, str]] = {}
+    # What the memo keeps depends on the dims and on str(element_ty) alone, which is the name
+    # of these two classes.
+    named = (core.dtype, core.pointer_type)
+
+    def __init__(self: Any, element_ty: Any, shape: Any) -> None:
+        kind = type(element_ty)
+        dims = _int_dims(shape, tl_tuple) if kind in named else None
+        key = None if dims is None else (kind, element_ty.name, dims)
+        hit = None if key is None else made.get(key)
+        if hit is None:
+            original(self, element_ty, shape)  # validates; raises for a bad shape
+            if key is not None:
+                made[key] = (self.shape, self.numel, self.name)
+            return
+        self.element_ty = element_ty
+        self.shape, self.numel, self.name = hit
+
+    __init__.__kgb_memo__ = True  # type: ignore[attr-defined]
+    block_type.__init__ = __init__
+    return True
+
+
+def _memo_tensor(core: Any, it: Any) -> bool:
+    tensor, tl_tuple = core.tensor, core.tuple
+    original = vars(tensor).get("__init__")
+    if original is None:
+        return False
+    if getattr(original, "__kgb_memo__", False):
+        return True
+    try:
+        same = inspect.getsource(original).strip() == _TENSOR_INIT.strip()
+    except (OSError, TypeError):
+        same = False
+    if not same or vars(core.base_value).get("__init__") is not None:
+        return False
+    shapes: dict[builtins.tuple[int, ...], builtins.tuple[Any, Any]] = {}
+
+    def __init__(self: Any, handle: Any, type: Any) -> None:
+        dims = _int_dims(type.shape, tl_tuple) if type.is_block() else ()
+        hit = None if dims is None else shapes.get(dims)
+        if hit is None:
+            original(self, handle, type)
+            if dims is not None:
+                shapes[dims] = (self.numel, self.shape)
+            return
+        self.handle = handle  # the original's attribute order
+        self.shape, self.numel = hit[1], hit[0]
+        self.type = type
+        self.dtype = type.scalar
+
+    __init__.__kgb_memo__ = True  # type: ignore[attr-defined]
+    tensor.__init__ = __init__
     return True
