@@ -1,5 +1,6 @@
 """kgb.worker.interpreter_speed's type memos (issue 24): the interpreter's per-op constructors
-reused for a known key, with the same results bit for bit and the same errors.
+reused for a known key, and shapes compared without re-normalising plain ints, with the same
+results bit for bit and the same errors.
 
 One fresh interpreter per mode (the memos patch Triton's classes for the whole process)."""
 
@@ -72,6 +73,10 @@ for _ in range(2):  # the second time is where a memo would answer
     print(outcome(lambda: tl.core.block_type(tl.pointer_type(tl.float16), [8, 2])))
     print(outcome(lambda: tl.core.block_type(tl.pointer_type(tl.float16, const=True), [8, 2])))
     print(outcome(lambda: tl.core.block_type(tl.bfloat16, [4]).numel))
+    shape = tl.core.tuple([4, 8])
+    print(outcome(lambda: [shape == [4, 8], shape != [4, 16], shape == (4, 8),
+                           shape == tl.core.tuple([4, 8]), shape == [tl.constexpr(4), 8],
+                           shape == [4, 8.0], shape == [4]]))
 """
 
 
@@ -80,7 +85,7 @@ def test_the_type_memos_give_the_same_bits_and_errors_and_skip_the_rebuilds() ->
                                  text=True, check=True).stdout.splitlines()
             for mode in ("off", "on")}
     off, on = runs["off"], runs["on"]
-    assert on[0] == "np_dtype,block_type,tensor", on  # all three installed on this Triton
+    assert on[0] == "np_dtype,block_type,tensor,tuple_eq", on  # all installed on this Triton
     (digest_off, built_off), (digest_on, built_on) = off[1].split(), on[1].split()
     assert digest_on == digest_off  # fp32, fp16 and bf16 outputs, bit for bit
     # off: a block type per op and more; on: one per (element type, shape) met
@@ -88,3 +93,5 @@ def test_the_type_memos_give_the_same_bits_and_errors_and_skip_the_rebuilds() ->
     assert on[2:] == off[2:], (off[2:], on[2:])  # errors, names and sizes, twice
     assert on[2].startswith("ValueError") and on[4].startswith("AssertionError")
     assert "const_pointer<fp16>" in on[6] and on[7] == "ok 4"
+    assert on[8] == "ok [constexpr[True], True, constexpr[True], constexpr[True], " \
+        "constexpr[True], constexpr[True], constexpr[False]]"

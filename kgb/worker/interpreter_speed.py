@@ -23,7 +23,6 @@ from __future__ import annotations
 import builtins
 import inspect
 import sys
-from types import ModuleType
 from typing import Any
 
 
@@ -47,9 +46,11 @@ def apply() -> bool:
         return True
     patched: set[int] = set()  # ids of the language modules patched in the current launch
 
+    ours = (id(tl), id(tl.core))  # both modules, so "a module that is tl or tl.core"
+
     def langs(fn: Any) -> frozenset[int]:
-        return frozenset(id(v) for v in fn.__globals__.values()
-                         if isinstance(v, ModuleType) and (v is tl or v is tl.core))
+        present = set(map(id, fn.__globals__.values()))  # in C: this runs per helper call
+        return frozenset(i for i in ours if i in present)
 
     def patch_lang(fn: Any) -> Any:
         mine = langs(fn)
@@ -93,6 +94,21 @@ _TENSOR_INIT = """
 """
 
 
+# tl.tuple.__eq__ as _plain_tuple_eq shortens it: applied only while Triton's reads exactly so.
+_TUPLE_EQ = """
+    def __eq__(self, other):
+        other = _normalize_tuple(other)
+        return constexpr(self.values == other.values)
+"""
+
+
+def _same_source(function: Any, text: str) -> bool:
+    try:
+        return inspect.getsource(function).strip() == text.strip()
+    except (OSError, TypeError):
+        return False
+
+
 def apply_type_memos() -> tuple[str, ...]:
     """Memoise the three per-op constructors (module docstring); returns the names of those
     installed (a Triton whose code differs keeps its own)."""
@@ -103,7 +119,7 @@ def apply_type_memos() -> tuple[str, ...]:
         return ()
     done = []
     for name, install in (("np_dtype", _memo_np_dtype), ("block_type", _memo_block_type),
-                          ("tensor", _memo_tensor)):
+                          ("tensor", _memo_tensor), ("tuple_eq", _plain_tuple_eq)):
         if install(core, it):
             done.append(name)
     return tuple(done)
@@ -190,11 +206,8 @@ def _memo_tensor(core: Any, it: Any) -> bool:
         return False
     if getattr(original, "__kgb_memo__", False):
         return True
-    try:
-        same = inspect.getsource(original).strip() == _TENSOR_INIT.strip()
-    except (OSError, TypeError):
-        same = False
-    if not same or vars(core.base_value).get("__init__") is not None:
+    if not _same_source(original, _TENSOR_INIT) or \
+            vars(core.base_value).get("__init__") is not None:
         return False
     shapes: dict[builtins.tuple[int, ...], builtins.tuple[Any, Any]] = {}
 
@@ -213,4 +226,34 @@ def _memo_tensor(core: Any, it: Any) -> bool:
 
     __init__.__kgb_memo__ = True  # type: ignore[attr-defined]
     tensor.__init__ = __init__
+    return True
+
+
+def _plain_tuple_eq(core: Any, it: Any) -> bool:
+    """`shape != ret_shape` in every broadcast compares a tl.tuple with a list of ints: the
+    original normalises the list into a new tl.tuple (its type worked out) to compare the two
+    value lists. Against a list or tl.tuple of plain ints that normalisation is the identity,
+    so the lists are compared directly; anything else is normalised as before."""
+    tl_tuple, constexpr = core.tuple, core.constexpr
+    original = vars(tl_tuple).get("__eq__")
+    if original is None:
+        return False
+    if getattr(original, "__kgb_memo__", False):
+        return True
+    if not _same_source(original, _TUPLE_EQ):
+        return False
+
+    def __eq__(self: Any, other: Any) -> Any:
+        kind = type(other)
+        values = other if kind is list else other.values if kind is tl_tuple else None
+        if values is not None:
+            for v in values:
+                if type(v) is not int:
+                    break
+            else:
+                return constexpr(self.values == values)
+        return original(self, other)
+
+    __eq__.__kgb_memo__ = True  # type: ignore[attr-defined]
+    tl_tuple.__eq__ = __eq__
     return True
