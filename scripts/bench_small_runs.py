@@ -8,7 +8,8 @@ time (user + sys of kgb's whole process tree, from the kernel's rusage of the wa
    worker start-up and cases, the judge, the host after the job), and a second call in the same
    process (`verify_kernel_again`: a generator loop's steady state, the host's imports paid);
 3. with --demo, `make demo`'s run (examples/honest, 16 jobs, --jobs 2; target <= 60 s of jobs):
-   the run's wall, the jobs' span and the per-phase split of phases.json.
+   the run's wall, the jobs' span, the per-phase split of phases.json and each job's
+   start-up / cases / judge (exec.json's marks).
 
     .venv/bin/python scripts/bench_small_runs.py [--repeat 3] [--sandbox process] [--demo]
         [--only-demo] [--root CHECKOUT] [--json]
@@ -142,7 +143,19 @@ def demo_split(out: Path) -> dict[str, object]:
             "jobs_span_s": round(last - first, 2),
             "sum": {k: round(sum(p.get(k) or 0.0 for p in phases), 2) for k in keys},
             "median": {k: round(statistics.median(p.get(k) or 0.0 for p in phases), 3)
-                       for k in keys}}
+                       for k in keys},
+            "per_job": {j.name: job_split(j) for j in jobs}}
+
+
+def job_split(job: Path) -> dict[str, float]:
+    """One job's wall: the worker's start-up (Python, torch, Triton), its cases (the kernel's
+    calls through the interpreter, inputs, outputs), the judge and the whole job."""
+    execution, phases = load(job / "exec.json"), load(job / "phases.json")
+    marks = {m["label"]: m["t"] for m in execution.get("marks", [])}
+    return {"startup_s": round(execution.get("startup_s") or 0.0, 2),
+            "cases_s": round(marks.get("stage timing", 0.0) - marks.get("stage cases", 0.0), 2),
+            "judge_s": round(phases.get("judge_s") or 0.0, 2),
+            "total_s": round(phases.get("total_s") or 0.0, 2)}
 
 
 def bench(root: Path, repeat: int, sandbox: str, demo: bool, work: Path,
@@ -238,6 +251,11 @@ def main() -> int:
               f"{demo['jobs_span_s']} s (target 60 s), {demo['passed']}/{demo['jobs']} passed")
         print(f"  phases summed over jobs (s): {demo['sum']}")
         print(f"  phases, median job (s):      {demo['median']}")
+        rows = sorted(demo["per_job"].items(), key=lambda kv: -kv[1]["total_s"])
+        print("  per job, longest first (s):   start-up / cases / judge / total")
+        for name, row in rows:
+            print(f"    {name:32} {row['startup_s']:6.2f} {row['cases_s']:6.2f} "
+                  f"{row['judge_s']:6.2f} {row['total_s']:6.2f}")
     return 0
 
 
