@@ -219,6 +219,11 @@ class OutputMeta:
 
 # A primary call's outputs are fingerprinted when it returns and again this much later (D305).
 LATE_WRITE_WAIT_S = 0.05
+# Kept free in a job's output folder for the worker's own files (result.json, progress, a
+# traceback): the worker refuses (ENOSPC) a save of outputs that would leave less, and the
+# host's "had room" check counts it (kgb/worker/outputs.py ensure_room, kgb/runner/speed.py).
+RESULT_RESERVE_BYTES = 4 << 20
+OUTPUT_HEADER_BYTES = 64 << 10  # a safetensors header, generously
 
 @dataclass(frozen=True)
 class CallRecord:

@@ -117,3 +117,27 @@ def test_copy_out_copies_every_byte_within_its_budget(tmp_path: Path, monkeypatc
     assert copied == len(data)
     copied, _ = _copy(tmp_path, 1000)  # the output budget: never a byte more
     assert copied == 1000
+
+
+def test_a_save_that_would_leave_no_room_for_the_result_is_refused(tmp_path: Path,
+                                                                   monkeypatch):
+    """An honest softmax under --jobs 4 on an H200 filled its output tmpfs to the last byte:
+    the worker could not write result.json and the job was `crashed`. The worker now refuses
+    (as out of room: kgb's storage limit, named) a save that would leave less than the
+    result's reserve; the host's "had room" check counts the same reserve."""
+    out = torch.randn(1000)
+    need = out.numel() * out.element_size() + P.OUTPUT_HEADER_BYTES + P.RESULT_RESERVE_BYTES
+    real = os.statvfs
+
+    def free(nbytes: int):
+        stat = real(tmp_path)
+        return lambda folder: os.statvfs_result(
+            (stat.f_bsize, 1, stat.f_blocks, nbytes, nbytes, *tuple(stat)[5:]))
+
+    monkeypatch.setattr(O.os, "statvfs", free(need - 1))
+    with pytest.raises(OSError) as raised:
+        O.save_outputs((out,), tmp_path / "tight.safetensors")
+    assert O.out_of_room(raised.value) and not (tmp_path / "tight.safetensors").exists()
+    monkeypatch.setattr(O.os, "statvfs", free(need))
+    O.save_outputs((out,), tmp_path / "fits.safetensors")
+    assert _same(load_file(str(tmp_path / "fits.safetensors"))[P.OUTPUT_KEY.format(0)], out)

@@ -268,6 +268,11 @@ def test_a_full_output_folder_is_believed_only_when_the_host_saw_it_full():
     assert rule(at_cap, full, missing) is None
     small_disk = replace(roomy, output_free=2 << 30)
     assert rule(small_disk, full, missing) is None
+    # the worker keeps its result's reserve free: an output that fits only into it is "full"
+    reserve = P.RESULT_RESERVE_BYTES
+    assert rule(replace(roomy, output_used=(32 << 30) - big - reserve), full, missing) is None
+    assert rule(replace(roomy, output_used=(32 << 30) - big - 2 * reserve), full,
+                missing) == "D308"
 
 
 def test_a_graph_timed_kernel_is_compared_with_graph_timed_baselines_only():

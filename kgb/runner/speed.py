@@ -235,7 +235,9 @@ def _had_room(execution: P.ExecRecord, commit: P.Commit) -> bool:
     if used is None or cap is None or free is None:
         return False
     need = max(commit.bytes, 1)
-    return used + need <= cap and need <= free
+    # the worker refuses a save that would leave less than its result's reserve
+    kept = P.RESULT_RESERVE_BYTES + P.OUTPUT_HEADER_BYTES
+    return used + need + kept <= cap and need + kept <= free
 
 
 def window_ms(timed: P.TimedCase, execution: P.ExecRecord) -> float | None:

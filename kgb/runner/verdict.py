@@ -172,7 +172,9 @@ def case_outcome(spec: P.CaseSpec, claim: P.CaseRecord | None, judged: P.CaseJud
     if raised is not None and raised.error_kind == P.ErrorKind.STORAGE:
         return P.CaseOutcome(cid, S.INFRA, message=f"{P.cut(raised.error, 300)}: the job's "
                                                    "outputs outgrew the output folder's cap; "
-                                                   "raise it with --limit output=BYTES")
+                                                   "raise it with --limit output=BYTES, or "
+                                                   "run fewer --jobs (by default the jobs at "
+                                                   "once share half the machine's memory)")
     if raised is not None and raised.error_kind == P.ErrorKind.INTERPRETER and limits:
         why = P.cut(raised.error, 300)
         return P.CaseOutcome(cid, S.NOT_CHECKABLE,

@@ -12,7 +12,7 @@ from typing import Any
 import torch
 from safetensors.torch import save_file
 
-from kgb.protocol import OUTPUT_KEY
+from kgb.protocol import OUTPUT_HEADER_BYTES, OUTPUT_KEY, RESULT_RESERVE_BYTES
 
 
 def poison_allocator(inputs: tuple[Any, ...], device: str) -> None:
@@ -98,6 +98,7 @@ def save_outputs(outputs: tuple[torch.Tensor, ...], path: Path) -> None:
     save_file as before (and fails there as before)."""
     names = _dtype_names()
     flat = [o.detach().contiguous().resolve_conj().resolve_neg() for o in outputs]
+    ensure_room(path.parent, sum(t.numel() * t.element_size() for t in flat))
     if names is None or any(t.dtype not in names or t.device.type not in ("cpu", "cuda")
                             for t in flat):
         save_file({OUTPUT_KEY.format(i): t.cpu() for i, t in enumerate(flat)}, str(path))
@@ -129,6 +130,26 @@ def save_outputs(outputs: tuple[torch.Tensor, ...], path: Path) -> None:
                 _write_all(fd, buffer.numpy())
     finally:
         os.close(fd)
+
+
+def ensure_room(folder: Path, nbytes: int) -> None:
+    """Refuse (ENOSPC, out_of_room) a save that would leave the folder less than
+    RESULT_RESERVE_BYTES: the case is then kgb's storage limit, named, and the job's result
+    still gets written. A folder that outputs filled to the last byte left the worker unable to
+    write its result, and the job was `crashed` (seen on an H200: the honest softmax under
+    --jobs 4, whose share of the machine's memory for outputs was 16 GiB). Where the folder's
+    free space cannot be read, the save is tried."""
+    import errno
+
+    try:
+        st = os.statvfs(folder)
+    except OSError:
+        return
+    free = st.f_bavail * st.f_frsize
+    if free - nbytes - OUTPUT_HEADER_BYTES < RESULT_RESERVE_BYTES:
+        raise OSError(errno.ENOSPC, f"No space left on device for {nbytes} bytes of outputs: "
+                                    f"{free} bytes free in the output folder, of which "
+                                    f"{RESULT_RESERVE_BYTES} stay for the job's result")
 
 
 def _dtype_names() -> dict[torch.dtype, str] | None:
