@@ -313,3 +313,72 @@ def test_a_gpu_jobs_cpu_share_is_the_hosts_cores_over_its_slots():
     assert fit_cpus_to_gpu_slots(base, ("cuda:0",) * 4, (), 4).cpus == base.cpus
     assert fit_cpus_to_gpu_slots(base, ("cuda:0",), ("cpus=3",), 16) == base
     assert fit_cpus_to_gpu_slots(base, ("cpu", "cpu"), (), 16) == base
+
+
+def _outgrew() -> P.JobRecord:
+    """Unverified: a case's outputs did not fit the output folder (kgb.runner.verdict)."""
+    full = P.CaseOutcome("c", P.CaseStatus.INFRA, rule=P.ErrorKind.STORAGE.value,
+                         message="outputs could not be saved: No space left on device")
+    return P.JobRecord(P.VerdictRecord(P.Verdict.UNVERIFIED, message="c: full", cases=(full,)),
+                       P.JobFacts("jobs/x", "cpu"))
+
+
+def test_a_job_whose_outputs_outgrew_its_share_runs_again_alone_with_a_roomier_cap(monkeypatch):
+    """An honest softmax under --jobs 4 on an H200 outgrew its 16 GiB share of the machine's
+    memory for outputs. Such a job runs again after the others, alone, with the cap of a run of
+    one job (JobContext.roomier): its verdict does not depend on --jobs. Other unverified jobs,
+    and runs with no larger cap to give (one job, or --limit output= given), do not."""
+    four = jobs(4)
+    outgrow = {four[0].task.id, four[2].task.id}
+    roomy = Limits(output_bytes=64 << 30)
+    ctx = dataclasses.replace(context(), roomier=roomy)
+    fake_jobs(monkeypatch, lambda job, ctx: _outgrew() if job.task.id in outgrow else
+              record("unverified" if job.task.id == four[1].task.id else "passed"))
+    again: list[tuple[str, Limits, bool]] = []
+    busy = threading.Event()
+
+    def alone(job, ctx):
+        again.append((job.task.id, ctx.limits, busy.is_set()))
+        return record()
+
+    monkeypatch.setattr(schedule, "run_job", alone)
+    progress = Progress()
+    outcome = schedule.run_all(four, ("cpu", "cpu"), ctx, progress, lambda job: None)
+    assert sorted(again) == sorted((t, roomy, False) for t in outgrow)
+    assert [r.verdict.verdict.value for _, r in outcome.results] == \
+        ["passed", "unverified", "passed", "passed"]
+    assert sum("run again alone" in line for line in progress.lines) == 2
+    again.clear()  # no larger cap to give: the verdict stands
+    outcome = schedule.run_all(four, ("cpu", "cpu"), context(), Progress(), lambda job: None)
+    assert not again and outcome.results[0][1].verdict.verdict == P.Verdict.UNVERIFIED
+
+
+def test_a_run_whose_jobs_share_the_memory_for_outputs_has_a_roomier_cap(tmp_path):
+    """verify.open_run: with the output folder in RAM and --jobs 2, the cap for a job run
+    again alone is a run of one job's; with --limit output= given, or one job, there is none."""
+    import contextlib
+
+    import psutil
+
+    from kgb.runner import verify
+    from kgb.sandbox.base import ram_output_cap
+
+    sandbox = SimpleNamespace(name="bwrap", output_in_ram=True, isolation="namespaces")
+
+    def roomier(jobs: int, limits: tuple[str, ...] = ()):
+        options = verify.VerifyOptions(ROOT / "examples" / "honest", ROOT / "tasks",
+                                       tmp_path / f"run{jobs}{len(limits)}", device="cpu",
+                                       jobs=jobs, limits=limits, only=("activation.relu",),
+                                       baseline_cache="off")
+        with contextlib.ExitStack() as stack:
+            run = verify.open_run(options, stack, None, sandbox=sandbox)
+            return run.ctx.limits.output_bytes, run.ctx.roomier
+
+    total = psutil.virtual_memory().total
+    shared, roomy = roomier(2)
+    if Limits().output_bytes > ram_output_cap(total, 2):  # the default cap was shrunk
+        assert shared == ram_output_cap(total, 2)
+        assert roomy is not None and roomy.output_bytes == \
+            min(Limits().output_bytes, ram_output_cap(total, 1)) > shared
+    assert roomier(1)[1] is None
+    assert roomier(2, ("output=1g",))[1] is None

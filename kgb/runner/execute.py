@@ -57,6 +57,9 @@ class JobContext:
     # GPUs several timed jobs share (--jobs N with timing on): each one's timing lock
     # (kgb/runner/gpu_share.py); a GPU not among them runs one job at a time.
     shares: Shares = field(default_factory=Shares)
+    # The limits a job runs again with, alone, when its outputs outgrew the output folder's
+    # cap that --jobs N shrank to a share of the machine's memory (None: no larger cap).
+    roomier: Limits | None = None
 
 
 class JobCancelled(Exception):

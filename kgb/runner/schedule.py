@@ -33,8 +33,10 @@ from kgb.runner.execute import (
     abandon_job,
     finish_job,
     prepare_job,
+    run_job,
 )
 from kgb.runner.plan import Job
+from kgb.runner.verdict import outgrew_outputs
 
 if TYPE_CHECKING:
     from kgb.placement.base import JobPlacement
@@ -166,8 +168,37 @@ def run_works(works: list[Work], slots: tuple[str, ...], cancel: threading.Event
             event.wait()
     finally:
         board.abandon_all()
+    if not failures and interrupted is None and placement is None:
+        try:
+            _again_alone(done, works, slots[0], cancel, progress)
+        except KeyboardInterrupt as exc:
+            interrupted = str(exc) or "SIGINT"
+            cancel.set()
+        except (JobCancelled, InfraError) as exc:
+            if isinstance(exc, InfraError):
+                failures.append(exc)
     return ScheduleOutcome(tuple(done[i] for i in sorted(done)),
                            failures[0] if failures else None, interrupted)
+
+
+def _again_alone(done: dict[int, Finished], works: list[Work], slot: str,
+                 cancel: threading.Event, progress) -> None:
+    """Jobs whose outputs outgrew the output folder's cap, which --jobs N had shrunk to a
+    share of the machine's memory, run again one at a time with nothing beside them and the
+    cap of a run of one job (JobContext.roomier): an honest job's verdict does not depend on
+    how many ran at once (an H200's softmax under --jobs 4 outgrew 16 GiB, docs/gpu.md)."""
+    for index in sorted(done):
+        job, record = done[index]
+        ctx = works[index][1]
+        if ctx.roomier is None or not outgrew_outputs(record.verdict):
+            continue
+        if cancel.is_set():
+            raise JobCancelled(job.task.id)
+        progress.start(job.task.id)
+        again = run_job(replace(job, device=slot), replace(ctx, limits=ctx.roomier))
+        progress.done(job.task.id, f"{again.verdict.verdict.value} (run again alone: its "
+                                   "outputs outgrew the cap shared by the jobs at once)")
+        done[index] = (job, again)
 
 
 class _Board:

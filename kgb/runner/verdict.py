@@ -147,6 +147,13 @@ def unrun_note(plan: P.PlanRecord, shown: int = 3) -> str:
             f"not judged")
 
 
+def outgrew_outputs(record: P.VerdictRecord) -> bool:
+    """Unverified because the outputs did not fit the output folder's cap (kgb's limit): a
+    run of several jobs at once runs such a job again alone (kgb.runner.schedule)."""
+    return record.verdict == V.UNVERIFIED and any(
+        c.status == S.INFRA and c.rule == P.ErrorKind.STORAGE.value for c in record.cases)
+
+
 def case_outcome(spec: P.CaseSpec, claim: P.CaseRecord | None, judged: P.CaseJudgement | None,
                  limits: InterpreterLimits | None, glue: str = "copies") -> P.CaseOutcome:
     cid = spec.id
@@ -170,7 +177,8 @@ def case_outcome(spec: P.CaseSpec, claim: P.CaseRecord | None, judged: P.CaseJud
                                  rule=rule.id)
     raised = next((r for r in records if r.status == S.RAISED), None)
     if raised is not None and raised.error_kind == P.ErrorKind.STORAGE:
-        return P.CaseOutcome(cid, S.INFRA, message=f"{P.cut(raised.error, 300)}: the job's "
+        return P.CaseOutcome(cid, S.INFRA, rule=P.ErrorKind.STORAGE.value,
+                             message=f"{P.cut(raised.error, 300)}: the job's "
                                                    "outputs outgrew the output folder's cap; "
                                                    "raise it with --limit output=BYTES, or "
                                                    "run fewer --jobs (by default the jobs at "

@@ -317,8 +317,12 @@ def open_run(options: VerifyOptions, stack: contextlib.ExitStack, placement,
 
     if sandbox is None:
         sandbox = stack.enter_context(create_sandbox(options.sandbox))
+    alone = fit_output_to_ram(limits, sandbox, 1, options.limits).output_bytes
     limits = fit_output_to_ram(limits, sandbox, len(slots), options.limits)
     limits = fit_cpus_to_gpu_slots(limits, slots, options.limits, os.cpu_count())
+    # a job whose outputs outgrow its share of the machine's memory runs again alone, with
+    # the cap of a run of one job (kgb.runner.schedule): the verdict does not depend on --jobs
+    roomier = replace(limits, output_bytes=alone) if alone > limits.output_bytes else None
     identity = placement.identity if placement else device_identity(slots)
     record = journal.RunRecord(seed, identity, sandbox.name + _mode_suffix(options),
                                journal.plan_digest(jobs, identity, sandbox.name, limits,
@@ -343,7 +347,8 @@ def open_run(options: VerifyOptions, stack: contextlib.ExitStack, placement,
                      warm=warm_pays(device, slots) if options.warm is None
                      else options.warm,
                      shares=Shares.for_slots(slots) if options.timing and placement is None
-                     else Shares())
+                     else Shares(),
+                     roomier=roomier if placement is None else None)
     return OpenRun(options, out_dir, index, submission, scope, jobs, missing, slots, seed,
                    record, before is not None, sandbox, limits, ctx, cache, cache_state,
                    placement)
