@@ -220,6 +220,8 @@ def kgb_batch(subs: list[Path], tasks: Path, out: Path, args: argparse.Namespace
         argv += ["--timing", "off"]
     if not timing or args.device == "cpu":
         argv += ["--jobs", str(args.jobs_off)]
+    elif args.jobs_timed > 1:  # several timed jobs per GPU under its timing lock
+        argv += ["--jobs", str(args.jobs_timed)]
     argv += args.kgb_arg
     seconds, code, text = run(argv, log=out / f"{run_dir.name}.log", timeout=budget.left())
     seconds += before.get("wall_s", 0.0) if resume and before else 0.0
@@ -323,6 +325,9 @@ def main() -> int:
                         help="continue the parts an earlier call left unfinished")
     parser.add_argument("--jobs-off", type=int, default=1,
                         help="--jobs of the --timing off run (jobs per GPU), and of a CPU run")
+    parser.add_argument("--jobs-timed", type=int, default=1,
+                        help="--jobs of the timed GPU run: jobs per GPU sharing its timing lock "
+                        "(docs/timing.md, 'Several jobs per GPU')")
     parser.add_argument("--baseline-cache", help="kgb's baseline store for the timed run "
                         "(default: a fresh one in OUT, so the run starts cold)")
     parser.add_argument("--kgb-arg", action="append", default=[],
