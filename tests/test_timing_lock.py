@@ -518,3 +518,19 @@ def test_the_judges_end_of_the_lock_fails_closed_and_holds_one_window():
         assert answers.getvalue() == told, reply
     with gpu_lock.Window() as window:  # a judge called in process asks nothing
         assert window.take() is True
+
+
+def test_a_tenant_that_leaves_frozen_is_thawed_and_one_that_left_is_never_frozen():
+    """The judge outlives its judgement: it answers, another job's window stops it, the host
+    reads the answer and the judge leaves the GPU stopped — the holder's release no longer
+    counts it, and the pooled judge would hang its next job. Leaving thaws it; a tenant that
+    has left is never stopped again (a grant racing its leaving)."""
+    share = GpuShare("cpu")
+    judge_box, holder = _Box(), share.join("job", None)
+    judge = share.join("judge t", judge_box)
+    assert share.acquire(holder, 30.0) is True and judge_box.events == ["freeze"]
+    share.leave(judge)  # frozen, it leaves: thawed at once
+    assert judge_box.events == ["freeze", "thaw"]
+    share.release(holder)
+    assert judge_box.events == ["freeze", "thaw"]  # not thawed twice
+    assert judge.freeze() is True and judge_box.events == ["freeze", "thaw"]

@@ -59,18 +59,31 @@ class Tenant:
         self.frozen_since: float | None = None
         self.frozen_s = 0.0  # every second this tenant spent frozen (the host's backstop too)
         self.left = False
+        self._lock = threading.Lock()  # a freeze, a thaw and the leaving, one at a time
 
     def freeze(self) -> bool:
-        """Stop it whole; False if some of it would not stay stopped."""
-        if self.box is None or self.frozen_since is not None:
-            return True
-        self.frozen_since = time.monotonic()
-        try:
-            return self.box.freeze()
-        except Exception:  # gone already: nothing of it can run
-            return True
+        """Stop it whole; False if some of it would not stay stopped. One that has left is
+        not stopped (nothing would thaw it)."""
+        with self._lock:
+            if self.box is None or self.left or self.frozen_since is not None:
+                return True
+            self.frozen_since = time.monotonic()
+            try:
+                return self.box.freeze()
+            except Exception:  # gone already: nothing of it can run
+                return True
 
     def thaw(self) -> None:
+        with self._lock:
+            self._thaw()
+
+    def leave(self) -> None:
+        """It is gone from the GPU: never stopped again, and running if it was stopped."""
+        with self._lock:
+            self.left = True
+            self._thaw()
+
+    def _thaw(self) -> None:
         if self.frozen_since is None:
             return
         seconds = time.monotonic() - self.frozen_since
@@ -119,10 +132,13 @@ class GpuShare:
         return tenant
 
     def leave(self, tenant: Tenant) -> None:
-        """The job ended (or died): it gives back the lock if it held it."""
+        """The job ended (or died): it gives back the lock if it held it. One that leaves
+        frozen is thawed: the judge outlives its judgement (it answered, then another job's
+        window stopped it) and would wait stopped for its next job, which the holder's
+        release, no longer counting it, would never thaw."""
         self.release(tenant)
+        tenant.leave()
         with self._cond:
-            tenant.left = True
             if tenant in self._tenants:
                 self._tenants.remove(tenant)
             self._cond.notify_all()
