@@ -13,10 +13,13 @@ launch, the interpreter's own `_patch_lang` runs as before.
 The same holds for three constructors every interpreted op goes through (`apply_type_memos`):
 `_get_np_dtype` builds a 20-entry dict on each call; `block_type(...)` re-validates its shape
 and formats its name; `tensor(...)` wraps its shape in a fresh `tl.tuple` of constexprs, whose
-type is worked out again. Each is a pure function of a dtype and a tuple of ints, so the first
-result for a given key is kept and reused (the shape tuples and constexprs are shared between
-values, never mutated by Triton). Anything else - a shape that is not plain ints, a type that
-does not hash - goes through the original code, which raises as it did."""
+type is worked out again. Each is a pure function of a dtype's class and name and a tuple of
+ints, so the first result for a given key is kept and reused (the shape tuples and constexprs
+are shared between values, never mutated by Triton). And every broadcast compares shapes with
+`tl.tuple.__eq__`, which turns a list of ints into a new tl.tuple first: against plain ints the
+lists are compared directly. Anything else - a shape that is not plain ints, another class of
+type - goes through the original code, which raises as it did. A replaced body is replaced only
+while Triton's own source reads exactly as the copy here (another Triton keeps its code)."""
 
 from __future__ import annotations
 
@@ -94,6 +97,25 @@ _TENSOR_INIT = """
 """
 
 
+# block_type.__init__ as its memo reads it (what it sets depends on the element type's name
+# and the dims alone): applied only while Triton's body reads exactly so.
+_BLOCK_TYPE_INIT = """
+    def __init__(self, element_ty: dtype, shape: List):
+        self.element_ty = element_ty
+
+        # Note that block_type's shape is a list of int
+        # while tensor's shape is a list of constexpr.
+        assert (isinstance(shape, (list, tuple)))
+
+        # shape can be empty ([]) when an input is a 0D tensor.
+        self.shape = tuple(_unwrap_shape(shape))
+        if not self.shape:
+            raise TypeError('0d block_type is forbidden')
+
+        self.numel = validate_block_shape(self.shape)
+        self.name = f'<{self.shape}, {self.element_ty}>'
+"""
+
 # tl.tuple.__eq__ as _plain_tuple_eq shortens it: applied only while Triton's reads exactly so.
 _TUPLE_EQ = """
     def __eq__(self, other):
@@ -110,8 +132,8 @@ def _same_source(function: Any, text: str) -> bool:
 
 
 def apply_type_memos() -> tuple[str, ...]:
-    """Memoise the three per-op constructors (module docstring); returns the names of those
-    installed (a Triton whose code differs keeps its own)."""
+    """The per-op memos and the shape comparison (module docstring); returns the names of
+    those installed (a Triton whose code differs keeps its own)."""
     try:
         import triton.language.core as core
         from triton.runtime import interpreter as it
@@ -176,10 +198,10 @@ def _memo_block_type(core: Any, it: Any) -> bool:
         return False
     if getattr(original, "__kgb_memo__", False):
         return True
-    made: dict[Any, builtins.tuple[Any, int, str]] = {}
-    # What the memo keeps depends on the dims and on str(element_ty) alone, which is the name
-    # of these two classes.
-    named = (core.dtype, core.pointer_type)
+    if not _same_source(original, _BLOCK_TYPE_INIT):
+        return False
+    made: dict[Any, dict[str, Any]] = {}
+    named = (core.dtype, core.pointer_type)  # str() of these is their name
 
     def __init__(self: Any, element_ty: Any, shape: Any) -> None:
         kind = type(element_ty)
@@ -188,11 +210,11 @@ def _memo_block_type(core: Any, it: Any) -> bool:
         hit = None if key is None else made.get(key)
         if hit is None:
             original(self, element_ty, shape)  # validates; raises for a bad shape
-            if key is not None:
-                made[key] = (self.shape, self.numel, self.name)
+            if key is not None:  # whatever the original set besides the element type
+                made[key] = {k: v for k, v in vars(self).items() if k != "element_ty"}
             return
         self.element_ty = element_ty
-        self.shape, self.numel, self.name = hit
+        vars(self).update(hit)
 
     __init__.__kgb_memo__ = True  # type: ignore[attr-defined]
     block_type.__init__ = __init__
