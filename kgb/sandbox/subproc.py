@@ -101,6 +101,40 @@ class LiveSplitter:
         return b""
 
 
+def descendants(pid: int) -> set[int]:
+    """The pids below `pid`, from the kernel's per-thread children lists
+    (/proc/PID/task/TID/children): the tree alone. psutil's children() reads the stat file of
+    every process on the machine (~1 ms of the host's CPU a call beside 90 processes), and
+    Child.wait asks every 50 ms of every job. Where the kernel has no such file (built without
+    CONFIG_PROC_CHILDREN), psutil's."""
+    if not _PROC_CHILDREN:
+        try:
+            return {p.pid for p in psutil.Process(pid).children(recursive=True)}
+        except psutil.Error:
+            return set()
+    found: set[int] = set()
+    stack = [pid]
+    while stack:
+        parent = stack.pop()
+        try:
+            threads = os.listdir(f"/proc/{parent}/task")
+        except OSError:  # ended meanwhile
+            continue
+        for tid in threads:
+            try:
+                with open(f"/proc/{parent}/task/{tid}/children", "rb") as listing:
+                    kids = {int(word) for word in listing.read().split()}
+            except (OSError, ValueError):
+                continue
+            stack.extend(kids - found)
+            found |= kids
+    found.discard(pid)
+    return found
+
+
+_PROC_CHILDREN = os.path.exists(f"/proc/{os.getpid()}/task/{os.getpid()}/children")
+
+
 def _kill_tree(proc: subprocess.Popen, known: set[int]) -> None:
     """SIGKILL the process group, then any descendant seen alive (new sessions escape killpg)."""
     try:
@@ -199,10 +233,8 @@ class Child:
                     break
                 if cancel is not None and cancel.is_set():  # the run is stopping: as on timeout
                     break
-                try:  # remember descendants while they live, to kill escapees later
-                    seen.update(p.pid for p in psutil.Process(proc.pid).children(recursive=True))
-                except psutil.Error:
-                    pass
+                seen.update(descendants(proc.pid))  # remembered while they live, to kill
+                # escapees later
                 try:
                     proc.wait(timeout=0.05)  # returns at once when the child exits
                 except subprocess.TimeoutExpired:
