@@ -107,3 +107,22 @@ def test_a_fresh_run_clears_the_job_folders_of_the_run_before(stopped_run, tmp_p
                    "math.addcmul", "--out", reused, "--force")
     assert done.returncode == 0, done.stderr
     assert sorted(p.name for p in (reused / "jobs").iterdir()) == ["math.addcmul"]
+
+
+def test_a_finished_job_without_its_plan_runs_again_instead_of_a_traceback(stopped_run,
+                                                                            tmp_path):
+    """An OUT carried between machines with the verdicts but not the plans (session 29's first
+    suite_cuda.sh rehearsal): the report is built from each job's plan.json, and the resumed
+    run ended in `ProtocolError: plan.json is missing`. Such a job is not finished."""
+    sub, out = stopped_run
+    copy = tmp_path / "out"
+    shutil.copytree(out, copy)
+    (copy / "jobs" / "math.addcmul" / "plan.json").unlink()
+    done = verify(sub, copy, "--resume")
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "Traceback" not in done.stderr and "math.addcmul: passed (resumed)" not in done.stderr
+    assert "reduce.sum_rows: passed (resumed)" in done.stderr
+    report = json.loads((copy / "report.json").read_text())
+    assert {j["task"]: j["verdict"] for j in report["jobs"]} == {
+        "math.addcmul": "passed", "reduce.sum_rows": "passed"}
+    assert (copy / "jobs" / "math.addcmul" / "plan.json").is_file()

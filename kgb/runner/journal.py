@@ -57,11 +57,15 @@ def resume_mismatch(out_dir: Path) -> BadInput:
 
 
 def finished(job_dir: Path) -> P.JobRecord | None:
-    """A finished job's record from its journal entry, or None."""
+    """A finished job's record from its journal entry, or None — also where the plan.json the
+    report is built from is missing or unreadable (an OUT carried to another machine without
+    it): the job runs again, where the resumed run used to end in a traceback."""
     try:
-        return P.read(P.JobRecord, job_dir / P.VERDICT_FILE, 64 << 20)
+        record = P.read(P.JobRecord, job_dir / P.VERDICT_FILE, 64 << 20)
+        read_plan(job_dir)
     except P.ProtocolError:
         return None
+    return record
 
 
 def write_finished(job_dir: Path, record: P.JobRecord) -> None:
