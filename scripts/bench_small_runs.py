@@ -12,7 +12,7 @@ time (user + sys of kgb's whole process tree, from the kernel's rusage of the wa
    start-up / cases / judge (exec.json's marks).
 
     .venv/bin/python scripts/bench_small_runs.py [--repeat 3] [--sandbox process] [--demo]
-        [--only-demo] [--root CHECKOUT] [--json]
+        [--only-demo] [--root CHECKOUT] [--seed N] [--json]
 
 A benchmark, not a test: on a shared machine the wall figures are upper bounds and the CPU
 figures are what an idle machine would need. The default sandbox is `process`: with docker the
@@ -159,7 +159,7 @@ def job_split(job: Path) -> dict[str, float]:
 
 
 def bench(root: Path, repeat: int, sandbox: str, demo: bool, work: Path,
-          small: bool = True) -> dict:
+          small: bool = True, seed: int | None = None) -> dict:
     figures: dict[str, object] = {"root": str(root), "sandbox": sandbox, "cpus": os.cpu_count(),
                                   "load_before": os.getloadavg()}
     _child_cpu()
@@ -167,10 +167,11 @@ def bench(root: Path, repeat: int, sandbox: str, demo: bool, work: Path,
         small_runs(root, repeat, sandbox, work, figures)
     if demo:
         out_dir = work / "demo"
+        pinned = [] if seed is None else ["--seed", str(seed)]  # the same cases, run to run
         wall, cpu, rc, out = timed([sys.executable, "-m", "kgb.cli", "verify", "examples/honest",
                                     "--jobs", "2", "--out", str(out_dir), "--force",
                                     "--sandbox", sandbox, "--pricing",
-                                    "examples/pricing.example.toml"], root)
+                                    "examples/pricing.example.toml", *pinned], root)
         if rc != 0:
             raise SystemExit(f"the demo failed (rc {rc}):\n{out[-3000:]}")
         figures["demo"] = {"wall_s": round(wall, 2), "cpu_s": round(cpu, 2)} | \
@@ -223,13 +224,16 @@ def main() -> int:
     parser.add_argument("--demo", action="store_true", help="also the 16-job demo (minutes)")
     parser.add_argument("--only-demo", action="store_true", help="the demo alone")
     parser.add_argument("--keep", type=Path, help="keep the runs' folders here (a new folder)")
+    parser.add_argument("--seed", type=int, help="the demo's run seed (a before/after on the "
+                        "same inputs); default: a fresh secret one")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="kgb-bench-small-") as temp:
         work = args.keep.resolve() if args.keep else Path(temp)
         work.mkdir(parents=True, exist_ok=bool(args.keep is None))
         figures = bench(args.root.resolve(), max(1, args.repeat), args.sandbox,
-                        args.demo or args.only_demo, work, small=not args.only_demo)
+                        args.demo or args.only_demo, work, small=not args.only_demo,
+                        seed=args.seed)
     if args.json:
         print(json.dumps(figures, indent=1))
         return 0
