@@ -159,6 +159,7 @@ def _timed_baselines(request: P.JudgeRequest, inputs_module: ModuleType,
             continue
         if not alone:  # fail closed: neither the loop's cost nor a baseline from a shared GPU
             out.append(P.Baseline(case_id, error=SHARED))
+            window.give()  # the next case asks for a grant of its own
             continue
         compile_ms: tuple[float, ...] = ()
         compile_error = None
