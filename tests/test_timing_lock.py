@@ -117,6 +117,7 @@ def test_a_job_released_while_a_window_is_open_waits_for_it():
 def test_a_window_that_did_not_drain_is_shared():
     share = GpuShare("cpu", drain=lambda bound: False)
     tenant = share.join("t", None)
+    share.join("another job", None)  # whose queued kernels did not drain
     assert share.acquire(tenant, 30.0) is False
     share.release(tenant)
     assert share.windows[0].exclusive is False
@@ -534,3 +535,18 @@ def test_a_tenant_that_leaves_frozen_is_thawed_and_one_that_left_is_never_frozen
     share.release(holder)
     assert judge_box.events == ["freeze", "thaw"]  # not thawed twice
     assert judge.freeze() is True and judge_box.events == ["freeze", "thaw"]
+
+
+def test_a_grant_with_no_other_tenant_does_not_wait_for_the_drain():
+    drained: list[float] = []
+    share = GpuShare("cuda:0", drain=lambda bound: drained.append(bound) or True)
+    alone = share.join("alone", None)
+    assert share.acquire(alone, 30.0) is True and drained == []
+    share.release(alone)
+    other = share.join("other", _Box())
+    assert share.acquire(alone, 30.0) is True and len(drained) == 1  # the other's work drains
+    share.release(alone)
+    share.leave(other)
+    undrained = GpuShare("cuda:0", drain=lambda bound: False)
+    holder, _ = undrained.join("holder", None), undrained.join("other", _Box())
+    assert undrained.acquire(holder, 30.0) is False  # fail closed as before
