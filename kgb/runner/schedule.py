@@ -174,9 +174,12 @@ def run_works(works: list[Work], slots: tuple[str, ...], cancel: threading.Event
         except KeyboardInterrupt as exc:
             interrupted = str(exc) or "SIGINT"
             cancel.set()
-        except (JobCancelled, InfraError) as exc:
-            if isinstance(exc, InfraError):
-                failures.append(exc)
+        except JobCancelled:
+            pass
+        except InfraError as exc:
+            failures.append(exc)
+        except Exception as exc:  # a kgb bug: the run's failure, never a traceback
+            failures.append(InfraError(f"internal error running a job again alone: {exc!r}"))
     return ScheduleOutcome(tuple(done[i] for i in sorted(done)),
                            failures[0] if failures else None, interrupted)
 
