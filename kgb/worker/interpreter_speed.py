@@ -124,6 +124,18 @@ _TUPLE_EQ = """
 """
 
 
+def _replaceable(cls: Any, name: str, copy: str) -> Any:
+    """What an installer finds: the class's own `name` where kgb may replace it (present and
+    reading exactly as `copy`), True where kgb's replacement is in already, None where
+    Triton's own stays."""
+    original = vars(cls).get(name)
+    if original is None:
+        return None
+    if getattr(original, "__kgb_memo__", False):
+        return True
+    return original if _same_source(original, copy) else None
+
+
 def _same_source(function: Any, text: str) -> bool:
     try:
         return inspect.getsource(function).strip() == text.strip()
@@ -193,13 +205,9 @@ def _int_dims(shape: Any, tl_tuple: type) -> builtins.tuple[int, ...] | None:
 
 def _memo_block_type(core: Any, it: Any) -> bool:
     block_type, tl_tuple = core.block_type, core.tuple
-    original = vars(block_type).get("__init__")
-    if original is None:
-        return False
-    if getattr(original, "__kgb_memo__", False):
-        return True
-    if not _same_source(original, _BLOCK_TYPE_INIT):
-        return False
+    original = _replaceable(block_type, "__init__", _BLOCK_TYPE_INIT)
+    if original is None or original is True:
+        return original is True
     made: dict[Any, dict[str, Any]] = {}
     named = (core.dtype, core.pointer_type)  # str() of these is their name
 
@@ -223,13 +231,10 @@ def _memo_block_type(core: Any, it: Any) -> bool:
 
 def _memo_tensor(core: Any, it: Any) -> bool:
     tensor, tl_tuple = core.tensor, core.tuple
-    original = vars(tensor).get("__init__")
-    if original is None:
-        return False
-    if getattr(original, "__kgb_memo__", False):
+    original = _replaceable(tensor, "__init__", _TENSOR_INIT)
+    if original is True:
         return True
-    if not _same_source(original, _TENSOR_INIT) or \
-            vars(core.base_value).get("__init__") is not None:
+    if original is None or vars(core.base_value).get("__init__") is not None:
         return False
     shapes: dict[builtins.tuple[int, ...], builtins.tuple[Any, Any]] = {}
 
@@ -257,13 +262,9 @@ def _plain_tuple_eq(core: Any, it: Any) -> bool:
     value lists. Against a list or tl.tuple of plain ints that normalisation is the identity,
     so the lists are compared directly; anything else is normalised as before."""
     tl_tuple, constexpr = core.tuple, core.constexpr
-    original = vars(tl_tuple).get("__eq__")
-    if original is None:
-        return False
-    if getattr(original, "__kgb_memo__", False):
-        return True
-    if not _same_source(original, _TUPLE_EQ):
-        return False
+    original = _replaceable(tl_tuple, "__eq__", _TUPLE_EQ)
+    if original is None or original is True:
+        return original is True
 
     def __eq__(self: Any, other: Any) -> Any:
         kind = type(other)
