@@ -48,18 +48,18 @@ def _judge_error(job_dir: Path) -> str | None:
 
 def grade(job_dir: Path, out_root: Path) -> P.JobRecord:
     plan = P.read(P.PlanRecord, job_dir / PLAN_FILE, HOST_FILE_CAP)
-    execution = _optional(P.ExecRecord, job_dir / P.EXEC_FILE)
+    execution = read_optional(P.ExecRecord, job_dir / P.EXEC_FILE)
     result = read_result(job_dir / P.OUT_DIR) if execution is not None else None
-    judge = _optional(P.JudgeResult, job_dir / P.JUDGE_FILE, P.JUDGE_MAX_BYTES)
+    judge = read_optional(P.JudgeResult, job_dir / P.JUDGE_FILE, P.JUDGE_MAX_BYTES)
     worker = result if isinstance(result, P.WorkerResult) else None
     limits = None
     if plan.slot == "cpu":
         limits = InterpreterLimits(frozenset(plan.interpreter_features),
                                    frozenset(worker.interpreter_fixes if worker else ()))
-    progress = _progress(job_dir / P.OUT_DIR / P.PROGRESS_FILE)
+    progress = read_progress(job_dir / P.OUT_DIR / P.PROGRESS_FILE)
     verdict = decide(plan, execution, result, judge, limits, progress,
                      _judge_error(job_dir) if judge is None else None)
-    conditions = _optional(P.Conditions, job_dir / CONDITIONS_FILE)
+    conditions = read_optional(P.Conditions, job_dir / CONDITIONS_FILE)
     speed = judge_speed(plan, execution, worker, judge, conditions) \
         if worker and worker.timed else None
     if speed is None and plan.slot != "cpu" and plan.timing and verdict.verdict == P.Verdict.PASSED:
@@ -70,7 +70,7 @@ def grade(job_dir: Path, out_root: Path) -> P.JobRecord:
                                   cases=verdict.cases)
     facts = job_facts(job_dir, out_root, plan, execution, worker, verdict, speed, conditions)
     # Where a Ray run ran the job (kgb.placement): the host's record, so a regrade keeps it.
-    placement = _optional(P.Placement, job_dir / P.PLACEMENT_FILE)
+    placement = read_optional(P.Placement, job_dir / P.PLACEMENT_FILE)
     if placement:
         facts = replace(facts, placement=placement)
     # A task run as shards (kgb.runner.shards): which cases ran where, the host's record.
@@ -129,7 +129,7 @@ def speedups(timings: tuple[P.CaseTiming, ...], baseline: str) -> float | None:
     return geomean([v for v in values if v is not None])
 
 
-def _progress(path: Path) -> P.Progress | None:
+def read_progress(path: Path) -> P.Progress | None:
     """The worker's progress file: untrusted, only used to word a timeout."""
     try:
         return P.read(P.Progress, path, 4096)
@@ -137,7 +137,7 @@ def _progress(path: Path) -> P.Progress | None:
         return None
 
 
-def _optional(cls, path: Path, cap: int = HOST_FILE_CAP):
+def read_optional(cls, path: Path, cap: int = HOST_FILE_CAP):
     """A file the trusted side wrote, or None where the job never got that far."""
     if not path.exists():
         return None

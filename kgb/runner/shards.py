@@ -31,9 +31,9 @@ from kgb.runner.grade import (
     HOST_FILE_CAP,
     PLAN_FILE,
     SHARDS_FILE,
-    _optional,
-    _progress,
     grade,
+    read_optional,
+    read_progress,
     read_result,
 )
 from kgb.runner.journal import write_finished
@@ -285,14 +285,14 @@ class _ShardFiles:
 
 
 def _read_shard(folder: Path) -> _ShardFiles:
-    execution = _optional(P.ExecRecord, folder / P.EXEC_FILE)
+    execution = read_optional(P.ExecRecord, folder / P.EXEC_FILE)
     return _ShardFiles(
         folder, P.read(P.PlanRecord, folder / PLAN_FILE, HOST_FILE_CAP), execution,
         read_result(folder / P.OUT_DIR) if execution is not None else None,
-        _optional(P.JudgeResult, folder / P.JUDGE_FILE, P.JUDGE_MAX_BYTES),
-        _progress(folder / P.OUT_DIR / P.PROGRESS_FILE),
-        _optional(P.Conditions, folder / CONDITIONS_FILE),
-        _optional(P.HostPhases, folder / P.PHASES_FILE))
+        read_optional(P.JudgeResult, folder / P.JUDGE_FILE, P.JUDGE_MAX_BYTES),
+        read_progress(folder / P.OUT_DIR / P.PROGRESS_FILE),
+        read_optional(P.Conditions, folder / CONDITIONS_FILE),
+        read_optional(P.HostPhases, folder / P.PHASES_FILE))
 
 
 def ended(shard: _ShardFiles) -> bool:

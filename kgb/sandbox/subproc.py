@@ -287,11 +287,16 @@ class ProcessTree:
         self.stopped.clear()
 
     def processes(self) -> list[psutil.Process]:
-        try:
-            root = psutil.Process(self.pid)
-            return [root, *root.children(recursive=True)]
-        except psutil.Error:
-            return []
+        """The root and its descendants (`descendants`: the kernel's children lists, not
+        psutil's scan of every process on the machine); one that ended meanwhile is left out."""
+        found = []
+        for pid in (self.pid, *descendants(self.pid)):
+            try:
+                found.append(psutil.Process(pid))
+            except psutil.Error:
+                if pid == self.pid:
+                    return []
+        return found
 
 
 def _signal(pid: int, sig: int) -> None:
