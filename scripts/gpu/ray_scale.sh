@@ -16,6 +16,9 @@
 # it (the batch is still written, the report still read), e.g. DRY=1 PY=.venv/bin/python.
 # KGB_ARGS go to every kgb verify (default: --baselines none: the scaling of kgb's jobs, not
 # of PyTorch's baselines; timing stays on).
+# COPIES (default 4) copies of KERNELS (default: all 16 of examples/honest, as task ids with
+# spaces) make the batch: 16 x 4 = 64 one-kernel submissions. A batch of the short jobs only
+# (e.g. 8 x 8) keeps the one-GPU run inside the device budget; WORK names the batch's folder.
 set -uo pipefail
 GPUS=${GPUS:-4}
 if [ -n "${DRY:-}" ]; then
@@ -33,13 +36,17 @@ OUT=${OUT:-/tmp/kgb-gpu}; mkdir -p "$OUT"
 WORK=${WORK:-/tmp/ray-scale}; mkdir -p "$WORK"
 BATCH=$WORK/batch
 if [ ! -d "$BATCH" ]; then
-  $PY - "$BATCH" <<'EOF'
+  $PY - "$BATCH" "${COPIES:-4}" "${KERNELS:-}" <<'EOF' || { rm -rf "$BATCH"; exit 2; }
 import sys, tomllib, shutil
 from pathlib import Path
-out = Path(sys.argv[1])
+out, copies, only = Path(sys.argv[1]), int(sys.argv[2]), sys.argv[3].split()
 manifest = tomllib.loads(Path("examples/honest/manifest.toml").read_text())
-for copy in range(4):
-    for k in manifest["kernels"]:
+kernels = [k for k in manifest["kernels"] if not only or k["task"] in only]
+unknown = set(only) - {k["task"] for k in kernels}
+if unknown:
+    raise SystemExit(f"KERNELS names tasks examples/honest lacks: {sorted(unknown)}")
+for copy in range(copies):
+    for k in kernels:
         sub = out / f"c{copy}-{k['task']}"
         (sub / "kernels").mkdir(parents=True)
         shutil.copy(Path("examples/honest") / k["file"], sub / k["file"])
