@@ -66,7 +66,7 @@ def _int8_gemm_kernel(a_ptr, sa_ptr, w_ptr, sw_ptr, o_ptr, M, N, K,
         k_mask = offs_k < K - k0
         a = tl.load(a_ptrs, mask=mask_m[:, None] & k_mask[None, :], other=0)
         w = tl.load(w_ptrs, mask=k_mask[:, None] & mask_n[None, :], other=0)
-        acc = tl.dot(a, w, acc)
+        acc = tl.dot(a, w, acc, out_dtype=tl.int32)  # Triton 3.6 asserts without it
         a_ptrs += BLOCK_K
         w_ptrs += BLOCK_K
     sa = tl.load(sa_ptr + offs_m, mask=mask_m, other=0.0)

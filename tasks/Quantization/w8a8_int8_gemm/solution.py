@@ -18,7 +18,7 @@ def _w8a8_gemm_kernel(a_ptr, w_ptr, a_scale_ptr, w_scale_ptr, out_ptr, M, N, K,
                     mask=(rm[:, None] < M) & (k[None, :] < K), other=0)
         w = tl.load(w_ptr + rn[None, :].to(tl.int64) * K + k[:, None],
                     mask=(rn[None, :] < N) & (k[:, None] < K), other=0)
-        acc = tl.dot(a, w, acc)
+        acc = tl.dot(a, w, acc, out_dtype=tl.int32)  # Triton 3.6 asserts without it
     a_scale = tl.load(a_scale_ptr + rm, mask=rm < M, other=0.0)
     w_scale = tl.load(w_scale_ptr + rn, mask=rn < N, other=0.0)
     out = (acc.to(tl.float32) * a_scale[:, None]) * w_scale[None, :]
