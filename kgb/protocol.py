@@ -35,6 +35,8 @@ JUDGE_FILE = "judge.json"  # JudgeResult
 EXEC_FILE = "exec.json"  # ExecRecord
 PHASES_FILE = "phases.json"  # HostPhases: where the host's time went (kgb.metrics.overhead)
 PLACEMENT_FILE = "placement.json"  # Placement: the Ray node and slot that ran the job
+AGAIN_FILE = "again.txt"  # host: why the job ran again alone (kgb.runner.schedule), one line
+JUDGE_KIND_FILE = "judge_kind.txt"  # the judge's: an ErrorKind naming why it failed (gpu_memory)
 VERDICT_FILE = "verdict.json"  # VerdictRecord; written last: its presence marks the job done
 STDOUT_LOG, STDERR_LOG, JUDGE_LOG = "stdout.log", "stderr.log", "judge.log"
 TRACEBACK_FILE = "traceback.txt"  # the candidate's frames of the first error, in OUT_DIR
@@ -123,6 +125,9 @@ class ErrorKind(enum.StrEnum):
     RUNTIME = "runtime"  # a call raised
     INTERPRETER = "interpreter"  # the CPU interpreter cannot do what the call needs (named)
     STORAGE = "storage"  # the outputs did not fit the output folder's cap: kgb's limit
+    # The GPU's memory ran out (torch.OutOfMemoryError, CUDA's "out of memory"): with other
+    # jobs on the GPU the job runs again alone (kgb.runner.schedule).
+    GPU_MEMORY = "gpu_memory"
 
 
 # ------------------------------------------------------------------ host → worker
@@ -552,6 +557,9 @@ class VerdictRecord:
     message: str = ""
     location: str = ""
     cases: tuple[CaseOutcome, ...] = ()
+    # What failed, where it decides what the run does next: gpu_memory (the candidate's or
+    # the judge's) runs the job again alone when other jobs shared its GPU. Host-decided.
+    failure: ErrorKind | None = None
 
     def coverage(self) -> dict[str, int]:
         counts = {"cases": len(self.cases), "checked": 0, "passed": 0, "not_checkable": 0}

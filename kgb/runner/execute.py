@@ -60,6 +60,12 @@ class JobContext:
     # The limits a job runs again with, alone, when its outputs outgrew the output folder's
     # cap that --jobs N shrank to a share of the machine's memory (None: no larger cap).
     roomier: Limits | None = None
+    # The limits of the run-again pass, one job per device at a time: the cap of a run of as
+    # many jobs as devices (None: no larger cap than the run's own, or one device).
+    spread: Limits | None = None
+    # Set on the run-again pass: why this job runs again (kept in its folder, AGAIN_FILE, and
+    # its facts' note, so a resumed run does not run it again).
+    again: str | None = None
 
 
 class JobCancelled(Exception):
@@ -98,6 +104,8 @@ def prepare_job(job: Job, ctx: JobContext) -> PreparedJob:
     with _HOST_PARSE_LOCK:
         plan, findings = _plan_record(job, ctx, source)
     write_json_atomic(job_dir / PLAN_FILE, P.to_json(plan), indent=1)
+    if ctx.again is not None:
+        (job_dir / P.AGAIN_FILE).write_text(ctx.again)
     limits = job_limits(ctx.limits, len(job.cases))
     launch = None
     if job.kernel is not None and not findings:

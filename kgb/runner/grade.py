@@ -46,6 +46,24 @@ def _judge_error(job_dir: Path) -> str | None:
     return lines[-1] if lines else None
 
 
+def _judge_kind(job_dir: Path) -> P.ErrorKind | None:
+    """The kind the failed judge named (JUDGE_KIND_FILE, the trusted judge's), if any."""
+    try:
+        with open(job_dir / P.JUDGE_KIND_FILE, "rb") as f:
+            return P.ErrorKind(f.read(64).decode("ascii", "replace").strip())
+    except (OSError, ValueError):
+        return None
+
+
+def again_note(job_dir: Path) -> str | None:
+    """Why the job ran again alone (AGAIN_FILE, the host's, kgb.runner.schedule), if it did."""
+    try:
+        with open(job_dir / P.AGAIN_FILE, "rb") as f:
+            return f.read(400).decode("utf-8", "replace").strip() or None
+    except OSError:
+        return None
+
+
 def grade(job_dir: Path, out_root: Path) -> P.JobRecord:
     plan = P.read(P.PlanRecord, job_dir / PLAN_FILE, HOST_FILE_CAP)
     execution = read_optional(P.ExecRecord, job_dir / P.EXEC_FILE)
@@ -58,7 +76,8 @@ def grade(job_dir: Path, out_root: Path) -> P.JobRecord:
                                    frozenset(worker.interpreter_fixes if worker else ()))
     progress = read_progress(job_dir / P.OUT_DIR / P.PROGRESS_FILE)
     verdict = decide(plan, execution, result, judge, limits, progress,
-                     _judge_error(job_dir) if judge is None else None)
+                     _judge_error(job_dir) if judge is None else None,
+                     _judge_kind(job_dir) if judge is None else None)
     conditions = read_optional(P.Conditions, job_dir / CONDITIONS_FILE)
     speed = judge_speed(plan, execution, worker, judge, conditions) \
         if worker and worker.timed else None
@@ -69,6 +88,9 @@ def grade(job_dir: Path, out_root: Path) -> P.JobRecord:
         verdict = P.VerdictRecord(P.Verdict.REJECTED, rule.id, rule.layer, message,
                                   cases=verdict.cases)
     facts = job_facts(job_dir, out_root, plan, execution, worker, verdict, speed, conditions)
+    again = again_note(job_dir)
+    if again is not None:  # kept in the facts, so a resumed run never runs it again
+        facts = replace(facts, note="; ".join(n for n in (facts.note, again) if n))
     # Where a Ray run ran the job (kgb.placement): the host's record, so a regrade keeps it.
     placement = read_optional(P.Placement, job_dir / P.PLACEMENT_FILE)
     if placement:

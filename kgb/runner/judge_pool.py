@@ -178,6 +178,17 @@ class JudgePool:
             self._all.append(judge)
             return judge
 
+    def trim(self) -> None:
+        """End every idle judge but one per device: each holds a CUDA context (hundreds of MB)
+        beside a job that runs again alone on its GPU (kgb.runner.schedule)."""
+        with self._lock:
+            kept: dict[str, JudgeProcess] = {}
+            extra = [j for j in self._idle if kept.setdefault(j.device, j) is not j]
+            self._idle = list(kept.values())
+            self._all = [j for j in self._all if not any(j is e for e in extra)]
+        for judge in extra:
+            judge.close(kill=True)
+
     def close(self) -> None:
         with self._lock:
             judges, self._idle, self._all = list(self._all), [], []

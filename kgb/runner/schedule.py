@@ -36,7 +36,8 @@ from kgb.runner.execute import (
     run_job,
 )
 from kgb.runner.plan import Job
-from kgb.runner.verdict import outgrew_outputs
+from kgb.runner.verdict import out_of_gpu_memory, outgrew_outputs
+from kgb.sandbox.base import Limits
 
 if TYPE_CHECKING:
     from kgb.placement.base import JobPlacement
@@ -104,6 +105,7 @@ def run_works(works: list[Work], slots: tuple[str, ...], cancel: threading.Event
         slots = slots * getattr(placement, "depth", 1)
     board = _Board(pending, cancel, slots)
     failures: list[InfraError] = []
+    beside: dict[int, int] = {}  # a finished job's most neighbours at once on its device
 
     def serve(number: int) -> None:
         """One slot: its jobs one at a time, each next one prepared while the current runs."""
@@ -115,6 +117,7 @@ def run_works(works: list[Work], slots: tuple[str, ...], cancel: threading.Event
                     return
                 index, job, ctx, prepared = taken
                 progress.start(job.task.id)
+                board.begin(number)
                 if placement is not None:
                     record = placement.run(replace(job, device=slot), ctx)
                 else:
@@ -133,6 +136,7 @@ def run_works(works: list[Work], slots: tuple[str, ...], cancel: threading.Event
                         if ahead is not None:  # in a slot thread: no signal interrupts
                             ahead.join()  # this join (only the main thread runs handlers)
                 progress.done(job.task.id, record.verdict.verdict.value)
+                beside[index] = board.end(number)
                 board.finished(index, (job, record), done)
         except JobCancelled:
             return
@@ -170,7 +174,7 @@ def run_works(works: list[Work], slots: tuple[str, ...], cancel: threading.Event
         board.abandon_all()
     if not failures and interrupted is None and placement is None:
         try:
-            _again_alone(done, works, slots[0], cancel, progress)
+            _again_alone(done, works, slots, cancel, progress, beside)
         except KeyboardInterrupt as exc:
             interrupted = str(exc) or "SIGINT"
             cancel.set()
@@ -184,24 +188,133 @@ def run_works(works: list[Work], slots: tuple[str, ...], cancel: threading.Event
                            failures[0] if failures else None, interrupted)
 
 
-def _again_alone(done: dict[int, Finished], works: list[Work], slot: str,
-                 cancel: threading.Event, progress) -> None:
-    """Jobs whose outputs outgrew the output folder's cap, which --jobs N had shrunk to a
-    share of the machine's memory, run again one at a time with nothing beside them and the
-    cap of a run of one job (JobContext.roomier): an honest job's verdict does not depend on
-    how many ran at once (an H200's softmax under --jobs 4 outgrew 16 GiB, docs/gpu.md)."""
+# The note a job run again carries in its facts (kgb.runner.grade reads AGAIN_FILE), which
+# also says, on a resumed run, which pass it had: a job runs again at most once per pass.
+ALONE_ON_DEVICE = "run again alone"
+ALONE_AT_LAST = "run again truly alone"
+
+
+def _again_alone(done: dict[int, Finished], works: list[Work], slots: tuple[str, ...],
+                 cancel: threading.Event, progress, beside: dict[int, int]) -> None:
+    """Jobs whose verdict depended on the jobs beside them run again, once, after the others
+    (an honest job's verdict does not depend on --jobs or on how busy the machine is):
+
+    - outputs that outgrew the output folder's cap, which --jobs N shrank to a share of the
+      machine's memory (an H200's softmax under --jobs 4 outgrew 16 GiB, docs/gpu.md);
+    - the GPU's memory ran out, the candidate's or the judge's (`failure` gpu_memory), while
+      other jobs shared that GPU (a MoE block OOMed beside nine jobs on an H100).
+
+    First one job per device at a time, over every device, with the output cap of a run of as
+    many jobs as devices (JobContext.spread): 28 such jobs of a 4-GPU suite run no longer
+    queue on one GPU. A job whose outputs outgrow even that runs last, truly alone, with the
+    cap of a run of one job (JobContext.roomier). Each job's note says why it ran again."""
+    devices = tuple(dict.fromkeys(slots))
+    first: list[tuple[int, Job, JobContext]] = []
     for index in sorted(done):
         job, record = done[index]
         ctx = works[index][1]
-        if ctx.roomier is None or not outgrew_outputs(record.verdict):
+        why = _why_again(record, ctx, slots, beside.get(index))
+        if why is not None:
+            first.append((index, job, replace(ctx, limits=_pass_limits(ctx, len(devices)),
+                                              again=f"{ALONE_ON_DEVICE}: {why}")))
+    if first:  # the main pass's idle judges, one per slot, would share the GPUs
+        for judges in {id(c.judges): c.judges for _, _, c in first}.values():
+            if judges is not None:
+                judges.trim()
+    _one_per_device(first, devices, done, cancel, progress)
+    last: list[tuple[int, Job, JobContext]] = []
+    for index in sorted(done):
+        job, record = done[index]
+        ctx = works[index][1]
+        note = record.facts.note or ""
+        if ctx.roomier is None or ALONE_AT_LAST in note or not outgrew_outputs(record.verdict) \
+                or ctx.roomier.output_bytes <= _pass_limits(ctx, len(devices)).output_bytes:
             continue
-        if cancel.is_set():
-            raise JobCancelled(job.task.id)
-        progress.start(job.task.id)
-        again = run_job(replace(job, device=slot), replace(ctx, limits=ctx.roomier))
-        progress.done(job.task.id, f"{again.verdict.verdict.value} (run again alone: its "
-                                   "outputs outgrew the cap shared by the jobs at once)")
-        done[index] = (job, again)
+        last.append((index, job, replace(ctx, limits=ctx.roomier, again=(
+            f"{ALONE_AT_LAST}: its outputs outgrew the cap of one job per device"))))
+    _one_per_device(last, devices[:1], done, cancel, progress)
+
+
+def _pass_limits(ctx: JobContext, devices: int) -> Limits:
+    """The limits of the one-job-per-device pass: the cap of a run of one job on one device,
+    else of a run of one job per device (never alone's for several jobs at once)."""
+    if devices == 1:
+        return ctx.roomier or ctx.limits
+    return ctx.spread or ctx.limits
+
+
+def _why_again(record: JobRecord, ctx: JobContext, slots: tuple[str, ...],
+               beside: int | None) -> str | None:
+    """Why a finished job runs again on the one-per-device pass, or None. `beside`: the most
+    jobs that ran beside it on its device (None: kept from a resumed run, which may have had
+    as many as its device has other slots)."""
+    note = record.facts.note or ""
+    if ALONE_ON_DEVICE in note or ALONE_AT_LAST in note:
+        return None  # it already ran again
+    if outgrew_outputs(record.verdict):  # run again where there is more room (else alone)
+        more = _pass_limits(ctx, len(set(slots))).output_bytes > ctx.limits.output_bytes
+        return "its outputs outgrew the cap shared by the jobs at once" if more else None
+    device = record.facts.device  # the slot it ran on (the host's plan.json)
+    if device != "cpu" and out_of_gpu_memory(record.verdict):
+        most = slots.count(device) - 1
+        if beside is None and most > 0:
+            return f"out of GPU memory beside up to {most} jobs"
+        if beside:
+            return f"out of GPU memory beside {beside} job{'s' * (beside > 1)}"
+    return None
+
+
+def _one_per_device(todo: list[tuple[int, Job, JobContext]], devices: tuple[str, ...],
+                    done: dict[int, Finished], cancel: threading.Event, progress) -> None:
+    """Run `todo` with one job per device at a time; raises the first failure (InfraError,
+    JobCancelled) once every device's job has ended, KeyboardInterrupt after cancelling."""
+    if not todo:
+        return
+    queue = deque(todo)
+    lock = threading.Lock()
+    errors: list[BaseException] = []
+
+    def serve(number: int) -> None:
+        try:
+            while not cancel.is_set():
+                with lock:
+                    if not queue:
+                        return
+                    index, job, ctx = queue.popleft()
+                _again(index, job, ctx, devices[number], done, cancel, progress)
+        except BaseException as exc:  # kept for the caller; the other devices stop too
+            errors.append(exc)
+            cancel.set()
+        finally:
+            ended[number].set()
+
+    used = min(len(devices), len(todo))
+    ended = [threading.Event() for _ in range(used)]
+    for number in range(used):
+        threading.Thread(target=serve, args=(number,), name=f"kgb-again-{number}",
+                         daemon=True).start()
+    try:
+        for event in ended:  # as run_works: a signal's KeyboardInterrupt lands here
+            while not event.wait(0.2):
+                pass
+    except KeyboardInterrupt:
+        cancel.set()
+        for event in ended:  # each job's sandbox is torn down before its thread ends
+            event.wait()
+        raise
+    real = [e for e in errors if not isinstance(e, JobCancelled)]
+    if real or errors:
+        raise (real or errors)[0]
+
+
+def _again(index: int, job: Job, ctx: JobContext, device: str, done: dict[int, Finished],
+           cancel: threading.Event, progress) -> None:
+    if cancel.is_set():
+        raise JobCancelled(job.task.id)
+    progress.start(job.task.id)
+    again = run_job(replace(job, device=device), ctx)
+    progress.done(job.task.id, f"{again.verdict.verdict.value} ({ctx.again})")
+    done[index] = (job, again)
 
 
 class _Board:
@@ -220,6 +333,8 @@ class _Board:
         self.ahead: dict[int, tuple[int, Job, JobContext, PreparedJob | None,
                                     BaseException | None]] = {}
         self.running: dict[int, str] = {}
+        self.busy: dict[str, set[int]] = {}  # device -> its slots running a job now
+        self.beside: dict[int, int] = {}  # slot -> the most other jobs on its device so far
 
     def take(self, slot: int) -> tuple[int, Job, JobContext, PreparedJob | None] | None:
         """The slot's next job: the one it prepared, the queue's next, or another slot's
@@ -265,6 +380,21 @@ class _Board:
         thread = threading.Thread(target=prepare, name=f"kgb-prepare-{slot}", daemon=True)
         thread.start()
         return thread
+
+    def begin(self, slot: int) -> None:
+        """The slot's job starts: it and the jobs running on its device count each other."""
+        with self.lock:
+            mates = self.busy.setdefault(self.slots[slot], set())
+            mates.add(slot)
+            self.beside[slot] = 0
+            for mate in mates:
+                self.beside[mate] = max(self.beside.get(mate, 0), len(mates) - 1)
+
+    def end(self, slot: int) -> int:
+        """The slot's job ended: the most other jobs that ran on its device at once beside it."""
+        with self.lock:
+            self.busy.get(self.slots[slot], set()).discard(slot)
+            return self.beside.pop(slot, 0)
 
     def finished(self, index: int, result: Finished, done: dict[int, Finished]) -> None:
         with self.lock:

@@ -74,9 +74,11 @@ def missing_verdict() -> P.VerdictRecord:
 def decide(plan: P.PlanRecord, execution: P.ExecRecord | None, result: Result,
            judge: P.JudgeResult | None, limits: InterpreterLimits | None,
            progress: P.Progress | None = None,
-           judge_error: str | None = None) -> P.VerdictRecord:
+           judge_error: str | None = None,
+           judge_kind: P.ErrorKind | None = None) -> P.VerdictRecord:
     """The job's verdict; `judge_error`: the last line of judge.log when the reference worker
-    failed (no judge.json), named in an unverified verdict instead of a bare "not judged"."""
+    failed (no judge.json), named in an unverified verdict instead of a bare "not judged";
+    `judge_kind`: the kind the judge itself named for its failure (gpu_memory)."""
     if plan.kernel_file is None:
         return missing_verdict()
     if plan.findings:
@@ -98,7 +100,8 @@ def decide(plan: P.PlanRecord, execution: P.ExecRecord | None, result: Result,
     if result.error_kind == P.ErrorKind.COMPILE:
         return P.VerdictRecord(V.COMPILE_ERROR, message=P.cut(result.error, 600))
     if result.error_kind is not None:
-        return P.VerdictRecord(V.CRASHED, message=P.cut(result.error, 600))
+        return P.VerdictRecord(V.CRASHED, message=P.cut(result.error, 600),
+                               failure=_gpu_memory(result.error_kind))
 
     judged = {c.id: c for c in (judge.cases if judge else ())}
     claimed = {c.id: c for c in result.cases}
@@ -114,12 +117,15 @@ def decide(plan: P.PlanRecord, execution: P.ExecRecord | None, result: Result,
             return P.VerdictRecord(V.REJECTED, rule.id, rule.layer, message, cases=cases)
         if status == S.RAISED:
             kind = V.COMPILE_ERROR if hit.rule == P.ErrorKind.COMPILE else V.CRASHED
-            return P.VerdictRecord(kind, message=message, cases=cases)
+            return P.VerdictRecord(kind, message=message, cases=cases,
+                                   failure=_gpu_memory(hit.rule))
+        failure = None
         if status == S.NOT_RUN and judge is None and judge_error:
             message = (f"{hit.id}: the reference worker failed: {P.cut(judge_error, 300)} "
                        f"(kgb's side, not the kernel's; see judge.log)")
+            failure = _gpu_memory(judge_kind)
         verdict = V.INCORRECT if status == S.FAILED else V.UNVERIFIED
-        return P.VerdictRecord(verdict, message=message, cases=cases)
+        return P.VerdictRecord(verdict, message=message, cases=cases, failure=failure)
     unchecked = [c for c in cases if c.status == S.NOT_CHECKABLE]
     if cases and not unchecked:
         return P.VerdictRecord(V.PASSED, message=unrun_note(plan), cases=cases)
@@ -145,6 +151,17 @@ def unrun_note(plan: P.PlanRecord, shown: int = 3) -> str:
     return (f"passed on {len(plan.cases)} {where} case(s); the task's shape{'' if one else 's'} "
             f"{names} {'runs' if one else 'run'} on a GPU only and {'was' if one else 'were'} "
             f"not judged")
+
+
+def _gpu_memory(kind: str | None) -> P.ErrorKind | None:
+    return P.ErrorKind.GPU_MEMORY if kind == P.ErrorKind.GPU_MEMORY else None
+
+
+def out_of_gpu_memory(record: P.VerdictRecord) -> bool:
+    """Crashed (the candidate) or unverified (the judge) because the GPU's memory ran out: a
+    run with other jobs on that GPU runs the job again alone (kgb.runner.schedule)."""
+    return record.failure == P.ErrorKind.GPU_MEMORY and \
+        record.verdict in (V.CRASHED, V.UNVERIFIED)
 
 
 def outgrew_outputs(record: P.VerdictRecord) -> bool:

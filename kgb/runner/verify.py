@@ -158,6 +158,21 @@ def fit_output_to_ram(limits: Limits, sandbox: Sandbox, jobs: int,
     return replace(limits, output_bytes=cap) if limits.output_bytes > cap else limits
 
 
+def again_limits(base: Limits, limits: Limits, sandbox: Sandbox, slots: tuple[str, ...],
+                 overrides: tuple[str, ...]) -> tuple[Limits | None, Limits | None]:
+    """The run's `limits` for a job that runs again (kgb.runner.schedule), from the `base`
+    before the output cap was fitted to the run's slots: (roomier, spread). roomier: the cap of
+    a run of one job, truly alone; spread: the cap of a run of one job per device, the pass
+    that runs again one job per device at a time. None: no larger cap than the one before
+    (one slot, one device, or --limit output= given), so the verdict does not depend on
+    --jobs."""
+    alone = fit_output_to_ram(base, sandbox, 1, overrides).output_bytes
+    spread = fit_output_to_ram(base, sandbox, len(set(slots)), overrides).output_bytes
+    return (replace(limits, output_bytes=alone) if alone > limits.output_bytes else None,
+            replace(limits, output_bytes=spread) if alone > spread > limits.output_bytes
+            else None)
+
+
 def fit_cpus_to_gpu_slots(limits: Limits, slots: tuple[str, ...], overrides: tuple[str, ...],
                           cpu_count: int | None) -> Limits:
     """On GPU runs the default CPU share of a job grows to the host's cores over its slots:
@@ -317,12 +332,10 @@ def open_run(options: VerifyOptions, stack: contextlib.ExitStack, placement,
 
     if sandbox is None:
         sandbox = stack.enter_context(create_sandbox(options.sandbox))
-    alone = fit_output_to_ram(limits, sandbox, 1, options.limits).output_bytes
-    limits = fit_output_to_ram(limits, sandbox, len(slots), options.limits)
-    limits = fit_cpus_to_gpu_slots(limits, slots, options.limits, os.cpu_count())
-    # a job whose outputs outgrow its share of the machine's memory runs again alone, with
-    # the cap of a run of one job (kgb.runner.schedule): the verdict does not depend on --jobs
-    roomier = replace(limits, output_bytes=alone) if alone > limits.output_bytes else None
+    fitted = fit_output_to_ram(limits, sandbox, len(slots), options.limits)
+    fitted = fit_cpus_to_gpu_slots(fitted, slots, options.limits, os.cpu_count())
+    roomier, spread = again_limits(limits, fitted, sandbox, slots, options.limits)
+    limits = fitted
     identity = placement.identity if placement else device_identity(slots)
     record = journal.RunRecord(seed, identity, sandbox.name + _mode_suffix(options),
                                journal.plan_digest(jobs, identity, sandbox.name, limits,
@@ -348,7 +361,8 @@ def open_run(options: VerifyOptions, stack: contextlib.ExitStack, placement,
                      else options.warm,
                      shares=Shares.for_slots(slots) if options.timing and placement is None
                      else Shares(),
-                     roomier=roomier if placement is None else None)
+                     roomier=roomier if placement is None else None,
+                     spread=spread if placement is None else None)
     return OpenRun(options, out_dir, index, submission, scope, jobs, missing, slots, seed,
                    record, before is not None, sandbox, limits, ctx, cache, cache_state,
                    placement)

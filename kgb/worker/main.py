@@ -27,7 +27,7 @@ from kgb.tasks.casegen import call_inputs, fingerprint, load_module, outputs_fin
 from kgb.worker import interpreter_fixes, interpreter_speed, precompile, timing
 from kgb.worker.compile_clock import CompileClock, startup
 from kgb.worker.cuda_on_cpu import disguised, patch_torch_cuda
-from kgb.worker.errors import candidate_traceback, describe, error_kind
+from kgb.worker.errors import candidate_traceback, describe, error_kind, out_of_gpu_memory
 from kgb.worker.evidence import DispatchTrace, LaunchCounter
 from kgb.worker.jit_globals import non_constexpr_globals
 from kgb.worker.outputs import (
@@ -116,7 +116,9 @@ def main(job_dir: Path) -> int:
     try:
         _run(spec, progress)
     except BaseException as exc:
-        progress.error, progress.error_kind = describe(exc, spec.kernel_path), P.ErrorKind.CRASH
+        progress.error = describe(exc, spec.kernel_path)
+        progress.error_kind = P.ErrorKind.GPU_MEMORY if out_of_gpu_memory(exc) else \
+            P.ErrorKind.CRASH
         _keep_traceback(spec, progress, exc)
     write_json_atomic(Path(spec.out_dir) / P.RESULT_FILE, P.to_json(progress.result()))
     return 0
