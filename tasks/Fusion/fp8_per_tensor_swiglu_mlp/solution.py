@@ -37,7 +37,11 @@ def _quantize_kernel(x_ptr, q_ptr, scale_ptr, n, BLOCK: tl.constexpr):
 def _gate_up_kernel(xq_ptr, sx_ptr, w_ptr, ws_ptr, h_ptr, hmax_ptr, M, F, K,
                     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
     # fp8 x fp8 products accumulated in float32, both scales, silu(g) * u in float32; each
-    # program also writes the maximum |h| of its tile (for the next per-tensor scale)
+    # program also writes the maximum |h| of its tile (for the next per-tensor scale).
+    # The e4m3 codes are widened to float16 (exact) before tl.dot: on Hopper an fp8 x fp8
+    # wgmma sums in a ~13-bit-mantissa accumulator (max_num_imprecise_acc only moves the sum
+    # to float32 between instructions), which flips h's codes at ties and put y 2e-3..2e-2
+    # off on an H100; a float16 dot accumulates in float32 as the contract asks
     pid_m = tl.program_id(0)
     pid_n = tl.program_id(1)
     offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
@@ -52,10 +56,13 @@ def _gate_up_kernel(xq_ptr, sx_ptr, w_ptr, ws_ptr, h_ptr, hmax_ptr, M, F, K,
     acc_u = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
     for k0 in range(0, K, BLOCK_K):
         k_left = K - k0
-        a = tl.load(a_ptrs, mask=mask_m[:, None] & (offs_k[None, :] < k_left), other=0.0)
+        a = tl.load(a_ptrs, mask=mask_m[:, None] & (offs_k[None, :] < k_left),
+                    other=0.0).to(tl.float16)
         w_mask = (offs_k[:, None] < k_left) & mask_n[None, :]
-        acc_g = tl.dot(a, tl.load(w_ptr + g_off, mask=w_mask, other=0.0), acc_g)
-        acc_u = tl.dot(a, tl.load(w_ptr + u_off, mask=w_mask, other=0.0), acc_u)
+        wg = tl.load(w_ptr + g_off, mask=w_mask, other=0.0).to(tl.float16)
+        wu = tl.load(w_ptr + u_off, mask=w_mask, other=0.0).to(tl.float16)
+        acc_g = tl.dot(a, wg, acc_g)
+        acc_u = tl.dot(a, wu, acc_u)
         a_ptrs += BLOCK_K
         g_off += BLOCK_K
         u_off += BLOCK_K
@@ -86,9 +93,11 @@ def _down_kernel(hq_ptr, sh_ptr, w_ptr, ws_ptr, y_ptr, M, N, K, BLOCK_M: tl.cons
     acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
     for k0 in range(0, K, BLOCK_K):
         k_left = K - k0
-        a = tl.load(a_ptrs, mask=mask_m[:, None] & (offs_k[None, :] < k_left), other=0.0)
-        w = tl.load(w_ptrs, mask=(offs_k[:, None] < k_left) & mask_n[None, :], other=0.0)
-        acc = tl.dot(a, w, acc)
+        a = tl.load(a_ptrs, mask=mask_m[:, None] & (offs_k[None, :] < k_left),
+                    other=0.0).to(tl.float16)
+        w = tl.load(w_ptrs, mask=(offs_k[:, None] < k_left) & mask_n[None, :],
+                    other=0.0).to(tl.float16)
+        acc = tl.dot(a, w, acc)  # float16 codes: see _gate_up_kernel
         a_ptrs += BLOCK_K
         w_ptrs += BLOCK_K
     y = (acc * tl.load(sh_ptr)) * tl.load(ws_ptr)
