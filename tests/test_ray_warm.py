@@ -109,6 +109,10 @@ def test_the_actor_prepares_a_job_that_arrives_while_its_slot_is_busy(tmp_path, 
     assert at[("prepare", "t.second")] < at[("end", "t.first")], events  # prepared meanwhile
     assert at[("start", "t.second")] >= at[("end", "t.first")], events  # run after it
     assert answer.files == {"plan.json": b"{}"}
+    # the actor's own seconds come back with it (report.json's `ray` section): prepared
+    # ahead, then ~0.7 s waiting for the first job's lock, then its own 1 s run
+    assert set(answer.seconds) == {"prepare", "lock_wait", "finish", "pack"}, answer.seconds
+    assert 0.4 < answer.seconds["lock_wait"] < 1.0 and answer.seconds["finish"] >= 1.0
 
 
 def test_a_stop_while_a_prepared_job_waits_abandons_it(tmp_path, monkeypatch):

@@ -62,6 +62,7 @@ def pool(actors: int = 2):
 
     place = RayPool.__new__(RayPool)  # no cluster: the request handling alone
     place.address, place.retried, place.depth, place._primary = "fake:1", {}, 1, ""
+    place.job_seconds = {}
     place._actors = [_Actor(SimpleNamespace(name=f"kgb-slot-{i}"), f"kgb-slot-{i}",
                             node=f"node-{i}", node_ip=f"10.0.0.{i}", slot="cpu")
                      for i in range(actors)]

@@ -65,7 +65,9 @@ class RayPlacement:
     def __init__(self, address: str, device: str, jobs: int = 1, timing: bool = True) -> None:
         self.ray = import_ray()
         self.address = address
+        began = time.monotonic()
         self._connect(address)
+        self._connect_s = round(time.monotonic() - began, 4)  # `local`: the cluster's start
         resources = self.ray.cluster_resources()
         gpus = int(resources.get("GPU", 0))
         if device == "cuda" and not gpus:
@@ -97,6 +99,11 @@ class RayPlacement:
         self._live: set[str] = set()
         self.retried: dict[tuple[str, str], tuple[P.Retry, ...]] = {}  # (run id, task)
         self._primary = ""  # the run id of the context open() was given; others are members
+        # Where Ray's own time went (report.json's `ray` section; performance, never evidence):
+        # the run's start (files packed and put, actors ready) and each job's seconds on the
+        # actor and on the host, by (run id, task)
+        self.start_seconds: dict[str, float] = {}
+        self.job_seconds: dict[tuple[str, str], dict[str, float]] = {}
 
     def _connect(self, address: str) -> None:
         """Join the cluster (`local`: start one here), or use the connection of a caller
@@ -132,12 +139,22 @@ class RayPlacement:
                         warm=self.depth > 1,
                         more=tuple((m.run_id, str(m.submission_root)) for m, _ in more))
         every = [job for _, member_jobs in [(ctx, jobs), *more] for job in member_jobs]
+        began = time.monotonic()
         tasks = {job.task.id: pack(job.task.folder, BUNDLE_CAP)[0] for job in every
                  if job.kernel is not None}
-        bundle = ray.put(Bundle(tasks, pack(ctx.submission_root, BUNDLE_CAP)[0],
-                                {m.run_id: pack(m.submission_root, BUNDLE_CAP)[0]
-                                 for m, _ in more}))
+        files = Bundle(tasks, pack(ctx.submission_root, BUNDLE_CAP)[0],
+                       {m.run_id: pack(m.submission_root, BUNDLE_CAP)[0] for m, _ in more})
+        packed = time.monotonic()
+        bundle = ray.put(files)
+        put = time.monotonic()
         self.start(spec, bundle, actor_class, ctx.cancel)
+        self.start_seconds = {
+            "connect": getattr(self, "_connect_s", 0.0), "pack": round(packed - began, 4),
+            "put": round(put - packed, 4),
+            "actors_ready": round(time.monotonic() - put, 4),
+            "bundle_kb": round(sum(len(data) for group in
+                                   (*files.tasks.values(), files.submission,
+                                    *files.more.values()) for data in group.values()) / 1024, 1)}
 
     def start(self, spec: SlotSpec, bundle: Any, actor_class: type,
               cancel: threading.Event) -> None:
@@ -222,6 +239,7 @@ class RayPlacement:
         retries: list[P.Retry] = []
         for _attempt in range(1 + MAX_RETRIES):
             actor = self._take(ctx.cancel, job.task.id)
+            sent = time.monotonic()
             try:
                 answer = self._wait(self._submit(actor, job, ctx), actor, ctx, job.task.id)
             except _Lost as lost:
@@ -230,6 +248,10 @@ class RayPlacement:
                 continue
             finally:
                 self._give_back(actor)
+            with self._cond:
+                self.job_seconds[(ctx.run_id, job.task.id)] = {
+                    "round_trip": round(time.monotonic() - sent, 4),
+                    "host_wait": round(sent - started, 4)}
             return self._finish(job, ctx, answer, tuple(retries), started)
         self.retried[(ctx.run_id, job.task.id)] = tuple(retries)
         raise InfraError(f"job {job.task.id} was lost {len(retries)} times on Ray (" +
@@ -313,7 +335,14 @@ class RayPlacement:
         job_dir: Path = ctx.out_dir / "jobs" / job.task.id
         if job_dir.exists():
             shutil.rmtree(job_dir)
+        unpacking = time.monotonic()
         unpack({k: v for k, v in answer.files.items() if k != P.PLACEMENT_FILE}, job_dir)
+        key = (ctx.run_id, job.task.id)
+        with self._cond:  # beside the host's round trip (run), the actor's seconds
+            self.job_seconds[key] = {
+                **answer.seconds, **self.job_seconds.get(key, {}),
+                "unpack": round(time.monotonic() - unpacking, 4),
+                "answer_kb": round(sum(len(b) for b in answer.files.values()) / 1024, 1)}
         placement = P.Placement(answer.node, answer.node_ip, answer.slot, answer.actor, retries)
         write_json_atomic(job_dir / P.PLACEMENT_FILE, P.to_json(placement), indent=1)
         if retries:
@@ -322,10 +351,12 @@ class RayPlacement:
         record = grade(job_dir, ctx.out_dir)  # placement.json included
         now = time.monotonic()
         node = _node_phases(job_dir)
+        # the job's own time, as a local job's: less its wait for the slot (a job prepared
+        # ahead waits on its actor for the job before it)
+        waited = node.waited_for_slot_s if node else None
         phases = P.HostPhases(node.static_s if node else 0.0, node.sandbox_s if node else 0.0,
                               node.judge_s if node else 0.0, round(now - graded, 4),
-                              round(now - started, 4),
-                              node.waited_for_slot_s if node else None)
+                              round(max(0.0, now - started - (waited or 0.0)), 4), waited)
         write_json_atomic(job_dir / P.PHASES_FILE, P.to_json(phases))
         write_finished(job_dir, record)  # last: its presence marks the job finished
         return record
@@ -336,7 +367,10 @@ class RayPlacement:
         return {"address": self.address, "slots": len(self.slots),
                 "retried": {task: [P.to_json(r) for r in retries]
                             for (run, task), retries in sorted(self.retried.items())
-                            if run_id is None or run == run_id}}
+                            if run_id is None or run == run_id},
+                "run": self.start_seconds,
+                "jobs": {task: seconds for (run, task), seconds
+                         in sorted(self.job_seconds.items()) if run_id is None or run == run_id}}
 
 
 class _Lost(Exception):

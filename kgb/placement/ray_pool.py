@@ -151,6 +151,8 @@ class RayPool(RayPlacement):
                 self._by_id.pop(id(req), None)
                 for key in [k for k in list(self.retried) if k[0] == req.run_id]:
                     self.retried.pop(key, None)
+                for key in [k for k in list(self.job_seconds) if k[0] == req.run_id]:
+                    self.job_seconds.pop(key, None)  # a pool serves for hours: none kept
 
     def open(self, ctx, jobs, actor_class: type = SlotActor, more=()) -> None:
         """A request's run: its files are kept to go with its job (no actor starts)."""

@@ -17,6 +17,7 @@ import os
 import shutil
 import tempfile
 import threading
+import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -71,6 +72,9 @@ class Answer:
     node_ip: str
     slot: str
     actor: str
+    # The actor's seconds for this job (prepare, lock_wait, finish, pack; a performance
+    # record for report.json's `ray` section, never evidence)
+    seconds: dict[str, float] = field(default_factory=dict)
 
 
 class SlotActor:
@@ -139,16 +143,23 @@ class SlotActor:
         ctx = self.ctx if member is None else self.members[member]
         local = self._localize(job) if member is None else self._localize(job, member)
         prepared = None
+        clock = _Seconds()
         if self.spec.warm and self.lock.locked():  # the slot is busy: prepare while it runs
             prepared = prepare_job(local, ctx)
             prepared.ahead = True
+            clock.lap("prepare")
         with self.lock:
+            clock.lap("lock_wait")
             if self.cancel.is_set():
                 if prepared is not None:
                     abandon_job(prepared)
                 raise JobCancelled(job.task.id)
+            if prepared is None:
+                prepared = prepare_job(local, ctx)
+                clock.lap("prepare")
             # its verdict stays here: the host grades the files
-            finish_job(prepared if prepared is not None else prepare_job(local, ctx), ctx)
+            finish_job(prepared, ctx)
+            clock.lap("finish")
             job_dir = ctx.out_dir / "jobs" / job.task.id
             try:
                 files, _ = pack(job_dir, RETURN_CAP, keep=lambda rel: rel != P.VERDICT_FILE
@@ -159,7 +170,9 @@ class SlotActor:
                 files.update(evidence)
             finally:
                 shutil.rmtree(job_dir, ignore_errors=True)
-            return Answer(files, left, self.node, self.node_ip, self.slot, self.name)
+            clock.lap("pack")
+            return Answer(files, left, self.node, self.node_ip, self.slot, self.name,
+                          clock.laps)
 
     def _localize(self, job, member: str | None = None):
         """The host's job with this node's paths and this actor's device."""
@@ -183,6 +196,19 @@ class SlotActor:
         self.cancel.set()
         with self.lock:
             self.stack.close()
+
+
+class _Seconds:
+    """Laps of one job on the actor, by name (a name given twice adds up)."""
+
+    def __init__(self) -> None:
+        self.laps: dict[str, float] = {}
+        self._last = time.monotonic()
+
+    def lap(self, name: str) -> None:
+        now = time.monotonic()
+        self.laps[name] = round(self.laps.get(name, 0.0) + now - self._last, 4)
+        self._last = now
 
 
 FOLDER_PREFIX = "kgb-ray-"  # + run id, the actor's pid, a random tail

@@ -16,6 +16,8 @@
 # it (the batch is still written, the report still read), e.g. DRY=1 PY=.venv/bin/python.
 # KGB_ARGS go to every kgb verify (default: --baselines none: the scaling of kgb's jobs, not
 # of PyTorch's baselines; timing stays on).
+# Each run leaves OUT/<run>.txt (kgb's output) and OUT/<run>-jobs.tsv (one row per job: where
+# its time went, scripts/ray_jobs.py; its sums and Ray's start are its last lines).
 # COPIES (default 4) copies of KERNELS (default: all 16 of examples/honest, as task ids with
 # spaces) make the batch: 16 x 4 = 64 one-kernel submissions. A batch of the short jobs only
 # (e.g. 8 x 8) keeps the one-GPU run inside the device budget; WORK names the batch's folder.
@@ -71,6 +73,11 @@ run() {  # $1: run name; the rest: env for kgb
   local rc=$?
   echo "rc=$rc wall_s=$($PY -c "print(round($(date +%s.%N) - $t0, 1))")" | tee -a "$WORK/$name.walls" >> "$OUT/$name.txt"
   tail -5 "$OUT/$name.txt"
+  # where each job's time went, as one small file under $OUT (not 64 job folders: the device
+  # tool drops deep or many files): submission, task, node/actor, slot, wall, worker, waited,
+  # judge, retried, and the actor's and the host's own seconds (scripts/ray_jobs.py)
+  $PY scripts/ray_jobs.py "$WORK/$name" --tsv "$OUT/$name-jobs.tsv" > /dev/null \
+    && { head -13 "$OUT/$name-jobs.tsv"; tail -2 "$OUT/$name-jobs.tsv"; }
 }
 case "${STEP:-report}" in
   scale4) run scale4 ;;
