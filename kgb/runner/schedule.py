@@ -14,7 +14,11 @@ job gets no verdict and no journal entry, and the jobs that finished are returne
 A batch (`kgb verify A B C ...`) puts every member's jobs on one board (`run_works`): each job
 carries its own run's context (folder, submission, judges), all share one cancel event, and
 the slots never idle while any member still has a job (one-kernel submissions on 4 GPUs used
-one GPU at a time when members ran one after another)."""
+one GPU at a time when members ran one after another).
+
+Running again: a job whose verdict depended on the jobs beside it (outputs that outgrew the cap
+--jobs N shrank; the GPU's memory running out beside other jobs) runs again after the others,
+one per device at a time over every device, at most once per pass (`_again_alone`)."""
 
 from __future__ import annotations
 
