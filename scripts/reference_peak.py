@@ -8,9 +8,10 @@ case ends 'unverified' (run 20: fusion.sliding_window_attention_backward_dq trie
 
 prints one line per (task, shape): the peak of live tensor bytes while the reference runs
 (inputs included), for the largest dtype the task runs (float32 before float16 and bfloat16),
-or why it could not be measured (a reference that reads values, e.g. .item(), cannot run on
-meta). --float64 measures the judge's float64 truth call instead (kgb.judge.truth), which the
-judge makes only for outputs that miss the bounds narrowly.
+or why it could not be measured (a reference that needs values, e.g. .tolist(), cannot run on
+meta; a value read with .item() reads as 1 and a nonzero() is as large as it can be: the line
+says how many were guessed). --float64 measures the judge's float64 truth call instead
+(kgb.judge.truth), which the judge makes only for outputs that miss the bounds narrowly.
 
 The count is of tensor storages reachable from Python or autograd, freed when their last tensor
 dies; a caching allocator's rounding and fragmentation come on top (a few percent)."""
@@ -44,7 +45,7 @@ class LiveBytes(TorchDispatchMode):
         self.sizes: dict[int, int] = {}
         self.current = 0
         self.peak = 0
-        self.reads = 0  # values read on the host (.item()): each reads as 1
+        self.reads = 0  # values read on the host (.item(): as 1) or sizes taken at their largest
 
     def _to_meta(self, value: Any) -> Any:
         if isinstance(value, torch.Tensor) and value.device != META:
@@ -58,6 +59,10 @@ class LiveBytes(TorchDispatchMode):
         if func is torch.ops.aten._local_scalar_dense.default:
             self.reads += 1  # a scale or a flag read on the host: the memory rarely depends on it
             return True if args[0].dtype == torch.bool else 1
+        if func is torch.ops.aten.nonzero.default:
+            self.reads += 1  # every element nonzero: the largest result, an upper bound
+            out = torch.empty((args[0].numel(), args[0].dim()), dtype=torch.long, device=META)
+            return self.track(out)
         if "generator" in kwargs:
             kwargs["generator"] = None  # a CPU generator cannot draw meta tensors
         if "device" in kwargs:
@@ -134,7 +139,11 @@ def task_peaks(task: Any, float64: bool = False) -> list[Peak | str]:
             held, peak, reads = meta_peak(make, call)
         except Exception as exc:  # e.g. a reference that needs values (nonzero, tolist)
             line = str(exc).strip().splitlines()
-            rows.append(f"{task.id} {shape.name}: not measurable on meta "
+            try:
+                size = f"inputs {meta_peak(make, lambda *_: None)[0] / GIB:.2f} GiB, "
+            except Exception:  # the inputs need values too
+                size = ""
+            rows.append(f"{task.id} {shape.name}: {size}reference not measurable on meta "
                         f"({type(exc).__name__}: {line[0][:100] if line else ''})")
             continue
         rows.append((shape.name, dtype, held, peak, reads))
@@ -161,7 +170,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(row)
             elif row[3] / GIB >= args.over:
                 name, dtype, held, peak, reads = row
-                guess = f" ({reads} host reads taken as 1)" if reads else ""
+                guess = f" ({reads} values or sizes guessed)" if reads else ""
                 print(f"{task_id} {name} {dtype}: inputs {held / GIB:.2f} GiB, "
                       f"peak {peak / GIB:.2f} GiB{guess}")
     return 0
