@@ -12,7 +12,9 @@ def _act_quant_kernel(x_ptr, q_ptr, scale_ptr, K, G, FP8_MAX: tl.constexpr,
     mask = cols < K
     x = tl.load(x_ptr + row * K + cols, mask=mask, other=0.0).to(tl.float32)
     scale = tl.maximum(tl.max(tl.abs(x), axis=0), 1e-10) / FP8_MAX
-    y = tl.minimum(tl.maximum(x / scale, -FP8_MAX), FP8_MAX)  # saturate, then round once
+    # saturate, then round once; NaN stays NaN compiled as in the interpreter (min.f32/max.f32
+    # would turn a NaN into -448 on the GPU; an Inf in x makes x / scale NaN)
+    y = tl.clamp(x / scale, -FP8_MAX, FP8_MAX, propagate_nan=tl.PropagateNan.ALL)
     tl.store(q_ptr + row * K + cols, y.to(q_ptr.dtype.element_ty), mask=mask)
     tl.store(scale_ptr + row * G + group, scale)
 
