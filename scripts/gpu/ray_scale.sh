@@ -93,6 +93,8 @@ esac
 $PY - "$WORK" "$GPUS" <<'EOF' | tee "$OUT/ray_scale.txt"
 import json, sys
 from pathlib import Path
+sys.path.insert(0, "scripts")
+import ray_jobs
 work, host_gpus = Path(sys.argv[1]), int(sys.argv[2])
 rates = {}
 for name, gpus in (("scale1", 1), ("scale2", 2), ("scale4", 4), ("kill", host_gpus)):
@@ -110,6 +112,16 @@ for name, gpus in (("scale1", 1), ("scale2", 2), ("scale4", 4), ("kill", host_gp
     rates[name] = rate
     print(f"{name}: {len(done)} submissions, {correct} correct, {retried} retried, "
           f"wall {wall:.0f} s on {gpus} GPU(s): {rate:.0f} kernels/GPU-hour")
+    # where the GPU-seconds went: the actors' jobs, Ray's start, the rest (idle at the tail,
+    # jobs cut by the limit) -- scripts/ray_jobs.py's table, OUT/<run>-jobs.tsv
+    jobs = ray_jobs.rows(work / name)
+    busy = sum(n for _, n in ray_jobs.busy_by_node(jobs).values())
+    start = next(((json.loads(p.read_text()).get("ray") or {}).get("run") or {}
+                  for p in (work / name).glob("*/report.json")), {})
+    print(f"  {len(jobs)} job folders, actors busy {busy:.0f} of {wall * gpus:.0f} GPU-s "
+          f"({busy / (wall * gpus):.0%}); mean job {busy / max(1, len(jobs)):.1f} s; Ray's "
+          f"start: connect {start.get('connect', 0):.1f} s, actors ready "
+          f"{start.get('actors_ready', 0):.1f} s")
 for name, gpus in (("scale2", 2), ("scale4", 4)):
     if "scale1" in rates and name in rates:
         print(f"scaling efficiency 1 -> {gpus} GPUs: {rates[name] / rates['scale1']:.2f}")
