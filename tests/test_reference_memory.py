@@ -69,18 +69,19 @@ def test_attention_references_fit_a_shared_gpu(folder):
     assert not over, over
 
 
-def test_the_llama4_moe_block_fits_the_candidate_worker_beside_other_jobs():
+@pytest.mark.parametrize("folder", ["Fusion/moe_llama4_block", "Fusion/moe_fused_experts"])
+def test_moe_blocks_fit_the_candidate_worker_beside_other_jobs(folder):
     """The candidate worker keeps every call's inputs of a case alive (later calls must land at
     new addresses) plus one copy to see modified inputs: a standard case's five calls hold six
-    sets. Run 20: Scout's whole expert set (8.05 GiB of float32 inputs) made 48 GiB and
-    OOMed beside other jobs; the GPU shape is now one tensor-parallel rank's shard."""
+    sets. Run 20: Llama 4 Scout's whole expert set (8.05 GiB of float32 inputs) made 48 GiB and
+    OOMed beside other jobs (Mixtral 8x7B's: 32 GiB); each GPU shape is now one
+    tensor-parallel rank's shard."""
     from kgb.protocol import CONTIGUOUS
     from kgb.runner.plan import plan_calls
 
-    task = load_task(ROOT / "tasks" / "Fusion" / "moe_llama4_block")
+    task = load_task(ROOT / "tasks" / folder)
     sets = len(plan_calls(task, "c", 1, "standard", CONTIGUOUS, 2)) + 1
     assert sets == 6
-    tool = _tool()
-    for name, _, inputs, peak, _ in tool.task_peaks(task):
+    for name, _, inputs, peak, _ in _tool().task_peaks(task):
         assert sets * inputs < LIMIT, (name, sets * inputs / GIB)
         assert peak < LIMIT, (name, peak / GIB)  # the reference, nonzero() at its largest
