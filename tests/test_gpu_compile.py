@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 
@@ -78,3 +79,33 @@ def test_a_chained_compile_error_is_described_by_its_cause(tmp_path):
     text = result["description"]
     assert not result["ok"] and text.startswith("CompilationError: at ")
     assert "constexpr cannot be reassigned" in text and len(text) <= 520
+
+
+def _aot_check(*args: str) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    env["PYTHONPATH"] = str(ROOT)
+    return subprocess.run([sys.executable, str(ROOT / "scripts" / "aot_check.py"), *args],
+                          capture_output=True, text=True, env=env, timeout=600)
+
+
+def test_aot_check_refuses_an_int32_accumulator_without_out_dtype_as_the_gpu_did(tmp_path):
+    # Run 20 (H100, Triton 3.6): "CompilationError at 17:14 ... AssertionError" on every case
+    # of two int8 GEMM solutions that the interpreter (Triton 3.9) passed: 3.6 defaults
+    # tl.dot's out_dtype to float32. The check compiles for sm_90 with that default.
+    folder = tmp_path / "Quantization" / "w8a8_int8_gemm"
+    shutil.copytree(ROOT / "tasks" / "Quantization" / "w8a8_int8_gemm", folder)
+    source = (folder / "solution.py").read_text()
+    fixed = "acc = tl.dot(a, w, acc, out_dtype=tl.int32)"
+    assert fixed in source
+    (folder / "solution.py").write_text(source.replace(fixed, "acc = tl.dot(a, w, acc)"))
+    done = _aot_check("--tasks", str(tmp_path), "--cpu-shapes", "--dtypes", "float32")
+    assert done.returncode == 1, done.stdout + done.stderr[-2000:]
+    assert "FAIL quantization.w8a8_int8_gemm: w8a8_int8_gemm/_w8a8_gemm_kernel" in done.stdout
+    assert "pass out_dtype=int32" in done.stdout  # the cause, not only "AssertionError"
+
+
+def test_the_int8_gemm_solutions_compile_for_a_hopper_gpu():
+    done = _aot_check("--only", "fusion.add_rms_norm_w8a8_proj,fusion.w8a8_int8_swiglu_mlp,"
+                      "quantization.w8a8_int8_gemm", "--cpu-shapes", "--dtypes", "float32")
+    assert done.returncode == 0, done.stdout + done.stderr[-2000:]
+    assert "0 task(s) with a kernel that does not compile, 0 not checked" in done.stdout
