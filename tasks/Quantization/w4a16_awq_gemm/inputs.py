@@ -21,7 +21,11 @@ def _pack(codes: torch.Tensor) -> torch.Tensor:
 def make_inputs(shape: dict, dtype: str, gen: torch.Generator, mode: str):
     M, K, N = shape["M"], shape["K"], shape["N"]
     G = K // 128
-    x = maybe_outliers(normal((M, K), dtype, gen), gen, mode)
+    # outliers x1e2, not the default 1e3: the W rounding to x's dtype the contract allows
+    # (awq_gemm's) moves an output by one rounding of its largest term; at 1e3 that term is
+    # ~40 and the rounding 0.08 where the output cancels to ~0.1 (1.1% of outputs past the
+    # bounds on an H100, docs/suite-gpu.md run 20), at 1e2 it stays within atol
+    x = maybe_outliers(normal((M, K), dtype, gen), gen, mode, scale=1e2)
     codes = integers((K, N), 0, 16, gen, dtype=torch.int32)
     zeros = integers((G, N), 0, 16, gen, dtype=torch.int32)
     # scales that keep out ~ N(0, 1): |code - zero| ~ 6 on average
