@@ -157,6 +157,7 @@ class SlotActor:
             if prepared is None:
                 prepared = prepare_job(local, ctx)
                 clock.lap("prepare")
+            self._own_references(member)
             # its verdict stays here: the host grades the files
             finish_job(prepared, ctx)
             clock.lap("finish")
@@ -173,6 +174,18 @@ class SlotActor:
             clock.lap("pack")
             return Answer(files, left, self.node, self.node_ip, self.slot, self.name,
                           clock.laps)
+
+    def _own_references(self, member: str | None) -> None:
+        """Under a backend that does not hide this actor's folder from candidates (process),
+        a batch member's candidate must not find — or plant — the reference outputs another
+        member's job left in the slot's judge cache (same batch seed: the same files): the
+        cache is emptied whenever the slot turns to another member's job, as a local batch
+        gives each member its own cache there (kgb.runner.batch). docker and bwrap hide it:
+        members share it, computed once per actor."""
+        if self.spec.sandbox in ISOLATING or member == getattr(self, "_last_member", None):
+            return
+        shutil.rmtree(self.ctx.out_dir / "refcache", ignore_errors=True)
+        self._last_member = member
 
     def _localize(self, job, member: str | None = None):
         """The host's job with this node's paths and this actor's device."""
@@ -212,6 +225,7 @@ class _Seconds:
 
 
 FOLDER_PREFIX = "kgb-ray-"  # + run id, the actor's pid, a random tail
+ISOLATING = ("docker", "bwrap")  # backends that hide the actor's folder (kgb.runner.batch)
 
 
 def _safe_key(key: str) -> str:
