@@ -150,7 +150,7 @@ def test_fp8_block_act_inputs_are_finite(dims):
     # the contract is finite x; its outlier group (x 1e3 on top of an outlier of 1e3) once
     # overflowed float16 to Inf in 43 of 300 seeds of the tiny shape
     inputs = _module("Quantization/fp8_block_act_1x128", "inputs")
-    for seed in range(100):
+    for seed in range(100 if dims["M"] < 10 else 10):  # the tiny shape is where Inf was common
         for dtype in ("float16", "bfloat16", "float32"):
             x, = inputs.make_inputs(dims, dtype, torch.Generator().manual_seed(seed), "outlier")
             assert torch.isfinite(x).all(), (seed, dtype)
