@@ -45,6 +45,37 @@ def test_a_warm_run_gives_a_busy_actor_a_second_job_only_when_none_is_idle():
     assert taken[4] == "kgb-slot-1"
 
 
+def test_at_the_runs_tail_a_job_waits_for_an_idle_actor_not_behind_a_busy_one():
+    """Five jobs on two warm actors: while more jobs are left than actors, a busy actor gets
+    a second (prepared ahead); after that (no more left than actors) a job is not sent to wait
+    behind a busy actor's job, which could not be taken back when another actor goes idle
+    first: it goes to the first actor that is idle."""
+    place, cancel = placement(2, depth=2), threading.Event()
+    place._unplaced = 5
+
+    def later(task: str) -> tuple[threading.Thread, list[str]]:
+        got: list[str] = []
+        thread = threading.Thread(target=lambda: got.append(place._take(cancel, task).name))
+        thread.start()
+        time.sleep(0.5)
+        return thread, got
+
+    taken = [place._take(cancel, f"t{i}").name for i in range(3)]
+    assert taken == ["kgb-slot-0", "kgb-slot-1", "kgb-slot-0"]  # 3 left > 2 actors: warm
+    thread, got = later("t3")
+    assert thread.is_alive(), "a tail job was sent behind a busy actor's job"
+    place._give_back(place._actors[1])  # slot 1 idle first
+    thread.join(5)
+    assert got == ["kgb-slot-1"]
+    thread, got = later("t4")
+    place._give_back(place._actors[0])  # slot 0's first job ends, its second still runs
+    time.sleep(0.5)
+    assert thread.is_alive(), "the last job was sent behind slot 0's second job"
+    place._give_back(place._actors[1])  # slot 1 (t3) ends first: the last job goes there
+    thread.join(5)
+    assert got == ["kgb-slot-1"] and place._unplaced == 0
+
+
 def test_a_cold_run_keeps_one_job_per_actor():
     place, cancel = placement(2, depth=1), threading.Event()
     assert [place._take(cancel, f"t{i}").name for i in range(2)] == ["kgb-slot-0",

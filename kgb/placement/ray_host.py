@@ -61,6 +61,9 @@ class RayPlacement:
     from the scheduler's threads, `close` always."""
 
     _starting = 0  # actors starting in place of lost ones (kgb.placement.ray_pool)
+    # Jobs of the run not yet handed to an actor (None: unknown, a pool's requests): at the
+    # run's tail, no more than the actors, no job is sent to wait behind a busy actor's
+    _unplaced: int | None = None
 
     def __init__(self, address: str, device: str, jobs: int = 1, timing: bool = True) -> None:
         self.ray = import_ray()
@@ -139,6 +142,10 @@ class RayPlacement:
                         warm=self.depth > 1,
                         more=tuple((m.run_id, str(m.submission_root)) for m, _ in more))
         every = [job for _, member_jobs in [(ctx, jobs), *more] for job in member_jobs]
+        # an overcount (a resumed run's finished jobs) only keeps the tail rule off; an
+        # undercount (a retry takes an actor again) only turns it on early: dispatch order,
+        # never a verdict
+        self._unplaced = len(every)
         began = time.monotonic()
         tasks = {job.task.id: pack(job.task.folder, BUNDLE_CAP)[0] for job in every
                  if job.kernel is not None}
@@ -236,10 +243,13 @@ class RayPlacement:
     def run(self, job, ctx) -> P.JobRecord:
 
         started = time.monotonic()
+        idle = 0.0  # its waits here for an actor: a local job's wait in the board's queue
         retries: list[P.Retry] = []
         for _attempt in range(1 + MAX_RETRIES):
+            asked = time.monotonic()
             actor = self._take(ctx.cancel, job.task.id)
             sent = time.monotonic()
+            idle += sent - asked
             try:
                 answer = self._wait(self._submit(actor, job, ctx), actor, ctx, job.task.id)
             except _Lost as lost:
@@ -251,8 +261,9 @@ class RayPlacement:
             with self._cond:
                 self.job_seconds[(ctx.run_id, job.task.id)] = {
                     "round_trip": round(time.monotonic() - sent, 4),
-                    "host_wait": round(sent - started, 4)}
-            return self._finish(job, ctx, answer, tuple(retries), started)
+                    "host_wait": round(idle, 4)}
+            # the job's own time starts once it has an actor (lost attempts included)
+            return self._finish(job, ctx, answer, tuple(retries), started + idle)
         self.retried[(ctx.run_id, job.task.id)] = tuple(retries)
         raise InfraError(f"job {job.task.id} was lost {len(retries)} times on Ray (" +
                          "; ".join(r.reason for r in retries) + ")")
@@ -266,11 +277,19 @@ class RayPlacement:
                     raise JobCancelled(task_id)
                 if not self._live and not self._starting:
                     raise InfraError("every Ray actor of the run was lost")
+                # The run's tail (no more jobs left than actors): a job waits here for the
+                # first actor to go idle rather than behind a busy one's job, as the local
+                # board's idle slot takes another slot's prepared job (a job sent to an
+                # actor cannot be taken back)
+                tail = self._unplaced is not None and self._unplaced <= len(self._live)
+                depth = 1 if tail else self.depth
                 free = [a for a in self._actors
-                        if a.name in self._live and self._busy[a.name] < self.depth]
+                        if a.name in self._live and self._busy[a.name] < depth]
                 if free:  # the least busy: a second job only where no actor is idle
                     actor = min(free, key=lambda a: self._busy[a.name])
                     self._busy[actor.name] += 1
+                    if self._unplaced is not None:
+                        self._unplaced -= 1
                     return actor
                 self._cond.wait(0.2)
 
