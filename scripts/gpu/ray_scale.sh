@@ -77,7 +77,7 @@ run() {  # $1: run name; the rest: env for kgb
   # tool drops deep or many files): submission, task, node/actor, slot, wall, worker, waited,
   # judge, retried, and the actor's and the host's own seconds (scripts/ray_jobs.py)
   $PY scripts/ray_jobs.py "$WORK/$name" --tsv "$OUT/$name-jobs.tsv" > /dev/null \
-    && { head -13 "$OUT/$name-jobs.tsv"; tail -2 "$OUT/$name-jobs.tsv"; }
+    && { head -9 "$OUT/$name-jobs.tsv"; grep '^#' "$OUT/$name-jobs.tsv"; }
 }
 case "${STEP:-report}" in
   scale4) run scale4 ;;
