@@ -19,7 +19,10 @@ def _pack_rows(codes: torch.Tensor) -> torch.Tensor:
 def make_inputs(shape: dict, dtype: str, gen: torch.Generator, mode: str):
     M, K, N = shape["M"], shape["K"], shape["N"]
     G = K // 128
-    x = maybe_outliers(normal((M, K), dtype, gen), gen, mode)
+    # outliers x1e2, not the default 1e3, as w4a16_awq_gemm: the W rounding to x's dtype the
+    # contract allows moves an output by one rounding of its largest term, past the bounds in
+    # ~1% of bfloat16 outputs at 1e3 (docs/suite-gpu.md run 20)
+    x = maybe_outliers(normal((M, K), dtype, gen), gen, mode, scale=1e2)
     codes = integers((K, N), 0, 16, gen, dtype=torch.int32)
     zeros = integers((G, N), 0, 16, gen, dtype=torch.int32)
     scales = uniform((G, N), "float32", gen, low=0.5, high=1.5) / (7.0 * math.sqrt(K))
