@@ -8,7 +8,7 @@ TORCH_PIN ?= torch==2.13.0
 TRITON_PIN ?= triton==3.9.0
 OUT ?= out
 
-.PHONY: venv demo demo-broken test lint clean sandboxes suite-check
+.PHONY: venv demo demo-broken test lint clean sandboxes suite-check aot-check
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -44,6 +44,17 @@ test: venv
 suite-check: venv
 	$(PY) -m kgb.suite.quality
 	$(VENV)/bin/kgb suite check --device cpu --jobs 2 --out $(OUT)/suite --force
+
+# Every solution's kernels compiled for sm_90 (no GPU needed) with the GPU image's Triton,
+# installed aside in .cache (never into .venv): what the interpreter runs and the GPU's
+# compiler refuses (scripts/aot_check.py): the front end (where tl.dot checks types and
+# shapes), 456 tasks in ~215 s of CPU; AOT_ARGS="--upto cubin" adds layouts, LLVM and ptxas
+# (hours: ~1-8 s a compilation, ~7200 of them). Not in `make test`.
+TRITON_GPU_PIN ?= triton==3.6.0
+AOT_TRITON := .cache/aot-$(subst ==,-,$(TRITON_GPU_PIN))
+aot-check: venv
+	test -d $(AOT_TRITON) || $(PY) -m pip install -q --no-deps --target $(AOT_TRITON) "$(TRITON_GPU_PIN)"
+	env -u TRITON_INTERPRET PYTHONPATH=$(AOT_TRITON) $(PY) scripts/aot_check.py --upto ttir $(AOT_ARGS)
 
 # ruff (style, bugs) and mypy (types) over kgb/, configured in pyproject.toml; CI runs it.
 lint: venv

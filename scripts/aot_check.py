@@ -1,15 +1,17 @@
 """Compile every Triton kernel that the suite's solutions launch, for a GPU, on a machine without
 one: what the CPU interpreter accepts and a GPU's compiler refuses shows here, before a GPU run.
 
-    .venv/bin/python scripts/aot_check.py [--only ID,ID] [--cpu-shapes] [--arch 90]
-    make aot-check          # the same with the GPU image's Triton (TRITON_GPU_PIN)
+    .venv/bin/python scripts/aot_check.py [--only ID,ID] [--cpu-shapes] [--upto ttir]
+    make aot-check          # --upto ttir with the GPU image's Triton (TRITON_GPU_PIN)
 
 Each solution's entry runs on meta tensors (no memory, no arithmetic) at every shape and dtype
 of its task; each launch `kernel[grid](...)` is bound exactly as Triton's JIT binds it (the same
 specialization: int32/int64, 16-divisibility, ints equal to 1) for the target and compiled to
-PTX and cubin (front end, LLVM, ptxas) instead of being run. Autotuned kernels compile every
-config. Each distinct compilation is done once. Shared memory beyond the target's (227 KiB on
-sm_90) is a failure too: Triton raises it when it loads the kernel on the GPU.
+PTX and cubin (front end, LLVM, ptxas) instead of being run; --upto stops after a stage (the
+whole suite's 7193 compilations up to ttir, the front end: ~215 s of CPU; up to cubin: hours).
+Autotuned kernels compile every config. Each distinct compilation is done once. Shared memory
+beyond the target's (227 KiB on sm_90; known from llir on) is a failure too: Triton raises it
+when it loads the kernel on the GPU.
 
 Run 20 on H100s (Triton 3.6): two int8 GEMM solutions called `tl.dot(a, b, acc)` with an int32
 accumulator; Triton 3.6 defaults out_dtype to float32 and asserts, 3.9 (here) infers it from acc.
@@ -34,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
+STAGES = ("ttir", "ttgir", "llir", "ptx", "cubin")
 SHARED_LIMIT = {90: 232448, 80: 166912, 89: 101376, 100: 232448}  # bytes per block, opt-in max
 
 
@@ -61,11 +64,11 @@ def _first_line(exc: BaseException) -> str:
 class Compiler:
     """Replaces JITFunction.run and Autotuner._bench while a solution's entry runs."""
 
-    def __init__(self, arch: int, dot_fp32_default: bool = True) -> None:
+    def __init__(self, arch: int, dot_fp32_default: bool = True, upto: str = "cubin") -> None:
         from triton.backends.compiler import GPUTarget
         from triton.compiler import make_backend
 
-        self.arch = arch
+        self.arch, self.upto = arch, upto
         self.dot_fp32_default = dot_fp32_default
         self.target = GPUTarget("cuda", arch, 32)
         self.backend = make_backend(self.target)
@@ -94,9 +97,12 @@ class Compiler:
                repr(attrs), repr(sorted(options.__dict__.items())))
         if key not in self.done:
             try:
-                compiled = triton.compile(ASTSource(fn, signature, constexprs, attrs),
-                                          target=self.target, options=options.__dict__)
-                shared = compiled.metadata.shared
+                source = ASTSource(fn, signature, constexprs, attrs)
+                if self.upto == "cubin":
+                    shared = triton.compile(source, target=self.target,
+                                            options=options.__dict__).metadata.shared
+                else:
+                    shared = self.compile_upto(source, options.__dict__)
                 limit = SHARED_LIMIT.get(self.arch)
                 self.done[key] = None if limit is None or shared <= limit else \
                     f"OutOfResources: shared memory {shared} > {limit} bytes"
@@ -108,6 +114,27 @@ class Compiler:
             consts = {fn.arg_names[k[0]]: v for k, v in constexprs.items() if len(k) == 1}
             self.failed.setdefault((name, failure), []).append(f"{self.where} {consts}")
             raise _Refused(failure)
+
+    def compile_upto(self, source: Any, options: dict) -> int:
+        """triton.compile's stages up to `self.upto` (its own steps, without its cache or the
+        later stages: ttgir and llir cost a third each of a full compile, ptxas a fifth); the
+        shared memory the stages reached (0 before llir)."""
+        from triton._C.libtriton import ir
+
+        opts = self.backend.parse_options(dict(options, **source.parse_options()))
+        context = ir.context()
+        ir.load_dialects(context)
+        self.backend.load_dialects(context)
+        module = source.make_ir(self.target, opts, self.backend.get_codegen_implementation(opts),
+                                self.backend.get_module_map(), context)
+        stages: dict[str, Any] = {}
+        self.backend.add_stages(stages, opts, source.language)
+        metadata: dict[str, Any] = {"hash": "aot-check", "target": self.target, **opts.__dict__}
+        for ext, stage in list(stages.items())[list(stages).index(source.ext):]:
+            module = stage(module, metadata)
+            if ext == self.upto:
+                break
+        return int(metadata.get("shared", 0))
 
     def install(self) -> Callable[[], None]:
         from triton.language import float32
@@ -214,6 +241,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cpu-shapes", action="store_true", help="the CPU shapes only")
     parser.add_argument("--arch", type=int, default=90, help="CUDA compute capability x10")
     parser.add_argument("--tasks", type=Path, default=ROOT / "tasks")
+    parser.add_argument("--upto", default="cubin", choices=STAGES,
+                        help="the last compiler stage (ttir: the front end, where tl.dot's "
+                             "types and shapes are checked; cubin: ptxas too)")
     parser.add_argument("--dtypes", default="", help="comma-separated dtypes (default: all)")
     parser.add_argument("--verbose", action="store_true", help="the notes of every task")
     args = parser.parse_args(argv)
@@ -231,7 +261,7 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         print(f"aot_check: unknown task ids: {', '.join(unknown)}")
         return 2
-    compiler = Compiler(args.arch)
+    compiler = Compiler(args.arch, upto=args.upto)
     restore = compiler.install()
     failed = unchecked = compiled = 0
     try:
@@ -250,7 +280,8 @@ def main(argv: list[str] | None = None) -> int:
                       f"{outcome.seconds:.1f} s")
     finally:
         restore()
-    print(f"aot_check: triton {triton.__version__}, sm_{args.arch}: {compiled} compilations, "
+    print(f"aot_check: triton {triton.__version__}, sm_{args.arch} up to {args.upto}: "
+          f"{compiled} compilations, "
           f"{failed} task(s) with a kernel that does not compile, {unchecked} not checked at "
           f"some shape (host code needs values or a GPU)")
     return 1 if failed else 0
