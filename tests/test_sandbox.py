@@ -16,6 +16,7 @@ missing; `.ci/setup-sandboxes` installs both on CI. KGB_TEST_STDOUT_GB sizes the
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import os
@@ -406,8 +407,12 @@ def test_a_held_start_stopped_before_go_is_kgbs_failure_not_a_verdict(backend, t
                                    and any(marker in a for a in p.info["cmdline"] or [])]):
             assert time.monotonic() < deadline, "the held supervisor never showed"
             time.sleep(0.2)
-        for supervisor in supervisors:
-            supervisor.send_signal(signal.SIGTERM)
+        signalled = 0
+        for supervisor in supervisors:  # bwrap's own setup process shares the cmdline and
+            with contextlib.suppress(psutil.NoSuchProcess):  # may have exited meanwhile
+                supervisor.send_signal(signal.SIGTERM)
+                signalled += 1
+        assert signalled, "every matching supervisor had exited before it was signalled"
         time.sleep(2)
         with pytest.raises(InfraError, match="before the job was released"):
             started.go()
