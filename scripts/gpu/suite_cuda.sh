@@ -6,7 +6,10 @@
 # naming the same kind on every call (a resumed check must stay on one GPU model).
 #   CHUNK=i/n   chunk i of n (1-based) of the task ids sorted: every n-th id from the i-th
 #               (striped, so a category's slow tasks -- convolution autotuning -- spread over
-#               every chunk instead of filling one). Required.
+#               every chunk instead of filling one). Required, unless
+#   TASKS       names the tasks instead (ids, comma- or space-separated; NAME, default "tasks",
+#               names the state: $NAME.state.tar.gz), e.g. the tasks fixed since a chunk ran;
+#               merged after the chunks, its verdicts win
 #   JOBS        jobs at once on each GPU (default 10: a 16-core host per GPU; --timing off, so
 #               nothing timed is disturbed; session 19 ran 10 on one H100)
 #   DEVICES     kgb's --devices (default 0; "all" on a multi-GPU kind: JOBS on each GPU)
@@ -70,8 +73,10 @@ print(f"\n{len(done)} of {len(done) + len(left)} tasks have a verdict; not finis
 EOF
 fi
 CHUNK=${CHUNK:-}; i=${CHUNK%/*}; n=${CHUNK#*/}
-if ! [[ "$CHUNK" =~ ^[0-9]+/[0-9]+$ ]] || [ "$i" -lt 1 ] || [ "$i" -gt "$n" ]; then
-  echo "CHUNK=$CHUNK: give i/n with 1 <= i <= n"; exit 2
+if [ -n "${TASKS:-}" ]; then  # an explicit list instead of a chunk (e.g. tasks fixed since)
+  CHUNK=tasks; [[ "${NAME:-tasks}" =~ ^[A-Za-z0-9_-]+$ ]] || { echo "NAME: letters, digits, - and _"; exit 2; }
+elif ! [[ "$CHUNK" =~ ^[0-9]+/[0-9]+$ ]] || [ "$i" -lt 1 ] || [ "$i" -gt "$n" ]; then
+  echo "CHUNK=$CHUNK: give i/n with 1 <= i <= n (or TASKS=id,id,... NAME=...)"; exit 2
 fi
 if [ -n "${DRY:-}${LOCAL:-}" ]; then
   PY=${PY:-python3}
@@ -80,17 +85,25 @@ else
   [ -x "$KGB_BWRAP" ] || { echo "no .device/bwrap-deb: run scripts/gpu/prepare.sh, carry .device"; exit 2; }
 fi
 OUT=${OUT:-/tmp/kgb-gpu}; mkdir -p "$OUT"
-name=chunk-$i-of-$n
+if [ "$CHUNK" = tasks ]; then name=${NAME:-tasks}; else name=chunk-$i-of-$n; fi
 WORK=${WORK:-/tmp/suite-gpu}/$name
-ids=$("$PY" - "$i" "$n" <<'EOF'
+ids=$("$PY" - "$CHUNK" "${TASKS:-}" <<'EOF'
 import sys
 from pathlib import Path
 sys.path.insert(0, ".")
 from kgb.tasks.index import index_suite
-i, n = int(sys.argv[1]), int(sys.argv[2])
-print(",".join(sorted(index_suite(Path("tasks")).ids())[i - 1::n]))
+every = sorted(index_suite(Path("tasks")).ids())
+if sys.argv[1] == "tasks":
+    wanted = [t for t in sys.argv[2].replace(" ", ",").split(",") if t]
+    unknown = sorted(set(wanted) - set(every))
+    if unknown:
+        sys.exit(f"TASKS names tasks the suite lacks: {', '.join(unknown)}")
+    print(",".join(sorted(set(wanted))))
+else:
+    i, n = (int(part) for part in sys.argv[1].split("/"))
+    print(",".join(every[i - 1::n]))
 EOF
-) || { echo "could not list the suite's tasks"; exit 2; }
+) || { echo "could not list the tasks"; exit 2; }
 count=$(tr ',' '\n' <<< "$ids" | grep -c .)
 args=(suite check --device "${DEVICE:-cuda}" --sandbox "${SANDBOX:-bwrap}" --timing off
       --jobs "${JOBS:-10}" --out "$WORK" --only "$ids")
