@@ -49,7 +49,7 @@ suite-check: venv
 # installed aside in .cache (never into .venv): what the interpreter runs and the GPU's
 # compiler refuses (scripts/aot_check.py): the front end (where tl.dot checks types and
 # shapes), 456 tasks in ~215 s of CPU; AOT_ARGS="--upto cubin" adds layouts, LLVM and ptxas
-# (hours: ~1-8 s a compilation, ~7200 of them). Not in `make test`.
+# (0.3-1.4 s of CPU a compilation measured, ~7200 of them: 1-3 hours). Not in `make test`.
 TRITON_GPU_PIN ?= triton==3.6.0
 AOT_TRITON := .cache/aot-$(subst ==,-,$(TRITON_GPU_PIN))
 aot-check: venv

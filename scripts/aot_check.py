@@ -8,7 +8,7 @@ Each solution's entry runs on meta tensors (no memory, no arithmetic) at every s
 of its task; each launch `kernel[grid](...)` is bound exactly as Triton's JIT binds it (the same
 specialization: int32/int64, 16-divisibility, ints equal to 1) for the target and compiled to
 PTX and cubin (front end, LLVM, ptxas) instead of being run; --upto stops after a stage (the
-whole suite's 7193 compilations up to ttir, the front end: ~215 s of CPU; up to cubin: hours).
+whole suite's 7193 compilations up to ttir, the front end: ~215 s of CPU; to cubin: 1-3 h).
 Autotuned kernels compile every config. Each distinct compilation is done once. Shared memory
 beyond the target's (227 KiB on sm_90; known from llir on) is a failure too: Triton raises it
 when it loads the kernel on the GPU.
