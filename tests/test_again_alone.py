@@ -197,7 +197,7 @@ def test_printing_cuda_out_of_memory_is_not_an_out_of_memory():
 def test_the_judges_out_of_memory_is_named_by_the_judge_not_by_its_log(tmp_path: Path):
     """A judge that failed: unverified; gpu_memory only from the judge's own file (it names an
     OutOfMemoryError by its type), not from the log's last line."""
-    from kgb.judge.__main__ import out_of_gpu_memory as judge_oom
+    from kgb.errors import gpu_memory_exhausted as judge_oom
     from kgb.runner.grade import _judge_kind
 
     spec = P.CaseSpec("a", "s", {"N": 4}, "float32", "standard", "contiguous",

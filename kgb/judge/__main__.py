@@ -19,6 +19,7 @@ def serve(cache_dir: Path, device: str) -> int:
     import torch
 
     from kgb import protocol as P
+    from kgb.errors import gpu_memory_exhausted
     from kgb.judge import gpu_lock
     from kgb.judge.judge import judge_job
 
@@ -46,7 +47,7 @@ def serve(cache_dir: Path, device: str) -> int:
         except BaseException as exc:
             if job_dir is not None:
                 (job_dir / P.JUDGE_LOG).write_text(traceback.format_exc()[-20000:])
-                if out_of_gpu_memory(exc):  # named by type, never read back from the log
+                if gpu_memory_exhausted(exc):  # named by type, never read back from the log
                     (job_dir / P.JUDGE_KIND_FILE).write_text(P.ErrorKind.GPU_MEMORY.value)
             answer = "error"
         if device.startswith("cuda"):
@@ -59,23 +60,6 @@ def serve(cache_dir: Path, device: str) -> int:
         if answer != "ok":
             return 1
     return 0
-
-
-def out_of_gpu_memory(exc: BaseException) -> bool:
-    """The judge's GPU ran out of memory (`exc` or what it chains): with other jobs on the GPU
-    the job runs again alone (kgb.runner.schedule)."""
-    import torch
-
-    current: BaseException | None = exc
-    for _ in range(8):
-        if current is None:
-            return False
-        if isinstance(current, torch.OutOfMemoryError) or (
-                isinstance(current, RuntimeError) and "CUDA" in str(current)[:200]
-                and "out of memory" in str(current)[:200]):
-            return True
-        current = current.__cause__ or current.__context__
-    return False
 
 
 CANARY_N = 256

@@ -5,10 +5,10 @@ kernel author can act on)."""
 
 from __future__ import annotations
 
-import re
 import traceback
 from pathlib import Path
 
+from kgb.errors import gpu_memory_exhausted
 from kgb.protocol import ErrorKind
 
 _COMPILE_ERRORS = {"CompilationError", "CompileTimeAssertionFailure",
@@ -18,7 +18,7 @@ _COMPILE_ERRORS = {"CompilationError", "CompileTimeAssertionFailure",
 def error_kind(exc: BaseException, kernel_path: str | None = None) -> ErrorKind:
     if _limitation(exc):
         return ErrorKind.INTERPRETER
-    if out_of_gpu_memory(exc):
+    if gpu_memory_exhausted(exc):
         return ErrorKind.GPU_MEMORY
     if kernel_path is not None and kernel_body_error(exc, kernel_path) is not None:
         return ErrorKind.COMPILE
@@ -31,28 +31,6 @@ def error_kind(exc: BaseException, kernel_path: str | None = None) -> ErrorKind:
     if any("/triton/compiler/" in f.filename.replace("\\", "/") for f in frames[-3:]):
         return ErrorKind.COMPILE
     return ErrorKind.RUNTIME
-
-
-# CUDA's own words for its memory running out: torch's caching allocator ("CUDA out of
-# memory."), the runtime ("CUDA error: out of memory"), Triton's driver ("Triton Error [CUDA]:
-# out of memory"). Not Triton's OutOfResources ("out of resource: shared memory"): a kernel's
-# own shape, whatever shares the GPU.
-_CUDA_OOM = re.compile(r"\bCUDA\b[^\n]{0,24}\bout of memory\b")
-
-
-def out_of_gpu_memory(exc: BaseException) -> bool:
-    """Whether `exc` (or what it chains, 8 links) is the GPU running out of memory. The
-    candidate can raise this at will: it only buys a run alone on the same checks, once."""
-    seen = 0
-    current: BaseException | None = exc
-    while current is not None and seen < 8:
-        if any(cls.__name__ == "OutOfMemoryError" and cls.__module__.startswith("torch")
-               for cls in type(current).__mro__):
-            return True
-        if isinstance(current, RuntimeError) and _CUDA_OOM.search(str(current)[:2000]):
-            return True
-        current, seen = current.__cause__ or current.__context__, seen + 1
-    return False
 
 
 def _limitation(exc: BaseException) -> BaseException | None:

@@ -22,12 +22,13 @@ from kgb import protocol as P
 from kgb.bench.channel import ENV as CHANNEL_ENV
 from kgb.bench.channel import STAGE_MARK, Channel
 from kgb.bench.profiler import profile_call
+from kgb.errors import gpu_memory_exhausted
 from kgb.jsonfiles import write_json_atomic
 from kgb.tasks.casegen import call_inputs, fingerprint, load_module, outputs_fingerprint
 from kgb.worker import interpreter_fixes, interpreter_speed, precompile, timing
 from kgb.worker.compile_clock import CompileClock, startup
 from kgb.worker.cuda_on_cpu import disguised, patch_torch_cuda
-from kgb.worker.errors import candidate_traceback, describe, error_kind, out_of_gpu_memory
+from kgb.worker.errors import candidate_traceback, describe, error_kind
 from kgb.worker.evidence import DispatchTrace, LaunchCounter
 from kgb.worker.jit_globals import non_constexpr_globals
 from kgb.worker.outputs import (
@@ -117,7 +118,7 @@ def main(job_dir: Path) -> int:
         _run(spec, progress)
     except BaseException as exc:
         progress.error = describe(exc, spec.kernel_path)
-        progress.error_kind = P.ErrorKind.GPU_MEMORY if out_of_gpu_memory(exc) else \
+        progress.error_kind = P.ErrorKind.GPU_MEMORY if gpu_memory_exhausted(exc) else \
             P.ErrorKind.CRASH
         _keep_traceback(spec, progress, exc)
     write_json_atomic(Path(spec.out_dir) / P.RESULT_FILE, P.to_json(progress.result()))
