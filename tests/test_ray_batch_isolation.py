@@ -14,7 +14,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from kgb.placement.ray_slot import SlotActor, SlotSpec
+from kgb.placement.ray_slot import Gate, SlotActor, SlotSpec
 from kgb.sandbox.base import Limits
 
 
@@ -23,7 +23,7 @@ def _actor(tmp_path: Path, monkeypatch, sandbox: str, seen: list[tuple[str, bool
 
     slot = SlotActor.__new__(SlotActor)
     slot.spec = SlotSpec("r", "cpu", sandbox, Limits(), str(tmp_path), warm=False)
-    slot.lock, slot.cancel = threading.Lock(), threading.Event()
+    slot.gate, slot.cancel = Gate(), threading.Event()
     slot.ctx = SimpleNamespace(out_dir=tmp_path / "run", run_id="r")
     slot.members = {key: SimpleNamespace(out_dir=tmp_path / f"run-{key}", run_id=key)
                     for key in ("a", "b")}

@@ -17,7 +17,7 @@ from types import SimpleNamespace
 import pytest
 
 from kgb.placement.ray_host import RayPlacement, _Actor
-from kgb.placement.ray_slot import SlotActor, SlotSpec
+from kgb.placement.ray_slot import Gate, SlotActor, SlotSpec
 from kgb.sandbox.base import Limits
 
 
@@ -27,7 +27,7 @@ def placement(actors: int, depth: int) -> RayPlacement:
     place._live = {a.name for a in place._actors}
     place._busy = {a.name: 0 for a in place._actors}
     place._cond = threading.Condition()
-    place.depth = depth
+    place.ahead, place.depth = depth > 1, depth
     return place
 
 
@@ -100,7 +100,7 @@ def actor(tmp_path: Path, monkeypatch, events: list[tuple[str, str, float]]) -> 
 
     slot = SlotActor.__new__(SlotActor)
     slot.spec = SlotSpec("r", "cpu", "process", Limits(), str(tmp_path), warm=True)
-    slot.lock, slot.cancel = threading.Lock(), threading.Event()
+    slot.gate, slot.cancel = Gate(), threading.Event()
     slot.ctx = SimpleNamespace(out_dir=tmp_path)
     slot.node, slot.node_ip, slot.slot, slot.name = "n", "127.0.0.1", "cpu", "a"
     slot._localize = lambda job: job  # type: ignore[method-assign]

@@ -1,11 +1,11 @@
 """`kgb verify --ray ADDRESS`: the host side of a Ray run (kgb.placement.ray_slot is the node
 side). The host plans, ships the run's files once (ray.put), starts one actor per slot — per
-GPU (num_gpus=1; 1/N with --timing off and --jobs N) or per CPU — hands each job to an idle
-actor, writes the folder it gets back into OUT/jobs/<task id>/ once, and grades it there
-(kgb.runner.grade): the host alone grades and writes reports. Warm runs (--warm, SlotActor)
-keep up to two jobs in flight per actor — the second prepared on the node while the first runs
-(kgb.placement.ray_slot) — and a job goes to the least busy actor, so a busy actor gets a
-second job only when none is idle.
+GPU (num_gpus=1), running --jobs N jobs at once there under the GPU's timing lock, or per
+CPU — hands each job to an actor with a free place, writes the folder it gets back into
+OUT/jobs/<task id>/ once, and grades it there (kgb.runner.grade): the host alone grades and
+writes reports. Warm runs (--warm, SlotActor) keep one job more in flight per actor — prepared
+on the node while its places are taken (kgb.placement.ray_slot) — and a job goes to the least
+busy actor, so a full actor gets one ahead only when no actor has a free place.
 
 Faults: an actor or node lost mid-job (Ray's actor/worker/node errors) drops that actor and runs
 the job again on another, at most MAX_RETRIES times; the lost attempts are recorded in the
@@ -28,7 +28,7 @@ from kgb import protocol as P
 from kgb.errors import BadInput, InfraError
 from kgb.jsonfiles import write_json_atomic
 from kgb.placement.files import pack, unpack
-from kgb.placement.ray_slot import Answer, Bundle, SlotActor, SlotSpec
+from kgb.placement.ray_slot import ISOLATING, Answer, Bundle, SlotActor, SlotSpec
 
 INSTALL_HINT = "install the extra: pip install -e '.[ray]'"
 MAX_RETRIES = 2  # a job runs at most 1 + MAX_RETRIES times
@@ -64,6 +64,8 @@ class RayPlacement:
     # Jobs of the run not yet handed to an actor (None: unknown, a pool's requests): at the
     # run's tail, no more than the actors, no job is sent to wait behind a busy actor's
     _unplaced: int | None = None
+    width = 1  # jobs at once per actor (--jobs N on GPUs)
+    ahead = False  # a warm run: one job more per actor, prepared ahead (open)
 
     def __init__(self, address: str, device: str, jobs: int = 1, timing: bool = True) -> None:
         self.ray = import_ray()
@@ -78,16 +80,12 @@ class RayPlacement:
         self.kind = "cuda" if device == "cuda" or (device == "auto" and gpus) else "cpu"
         if jobs < 1:
             raise BadInput(f"--jobs {jobs}: give 1 or more")
-        if self.kind == "cuda":
-            if jobs != 1 and timing:
-                raise BadInput("--jobs on GPUs needs --timing off (timed runs take one job per "
-                               "GPU at a time, so no job's timings share a GPU)")
-            count = gpus * jobs
+        if self.kind == "cuda":  # one actor per GPU, --jobs N jobs at once on it (timed:
+            count, self.width = gpus, jobs  # each timed window exclusive, as locally)
         else:  # one actor per CPU of the cluster, or --jobs N of them
-            count = jobs if jobs > 1 else max(1, int(resources.get("CPU", 1)))
-        self.jobs_per_gpu = jobs if self.kind == "cuda" else 1
+            count, self.width = (jobs if jobs > 1 else max(1, int(resources.get("CPU", 1)))), 1
         self.device = "cpu" if self.kind == "cpu" else "cuda:0"
-        self.slots: tuple[str, ...] = (self.device,) * count
+        self.slots: tuple[str, ...] = (self.device,) * (count * self.width)
         # What a resumed run must match: the CPU, or the GPU model Ray detected on the nodes
         # (its accelerator_type resource); the actors confirm it when they start.
         models = sorted(k.split(":", 1)[1] for k in resources if k.startswith("accelerator_type:"))
@@ -98,7 +96,7 @@ class RayPlacement:
         self._actors: list[_Actor] = []
         self._busy: dict[str, int] = {}  # live actor -> its jobs in flight
         self._cond = threading.Condition()
-        self.depth = 1  # jobs in flight per actor: 2 on warm runs (open)
+        self.depth = 1  # the scheduler's threads per slot: 2 where jobs are sent ahead
         self._live: set[str] = set()
         self.retried: dict[tuple[str, str], tuple[P.Retry, ...]] = {}  # (run id, task)
         self._primary = ""  # the run id of the context open() was given; others are members
@@ -135,11 +133,16 @@ class RayPlacement:
         self.retried = {}
         self._primary = ctx.run_id
         more = [(member, list(member_jobs)) for member, member_jobs in more]
-        self.depth = 2 if ctx.warm and getattr(actor_class, "prepares_ahead", False) else 1
+        if self.width > 1 and ctx.sandbox.name not in ISOLATING:
+            raise BadInput(f"--ray with --jobs {self.width} on GPUs needs --sandbox docker or "
+                           f"bwrap: under {ctx.sandbox.name} jobs at once on one actor could "
+                           "read each other's reference outputs")
+        self.ahead = bool(ctx.warm and getattr(actor_class, "prepares_ahead", False))
+        self.depth = 2 if self.ahead else 1
         spec = SlotSpec(ctx.run_id, self.kind, ctx.sandbox.name, ctx.limits,
                         str(ctx.submission_root), static=ctx.static, timing=ctx.timing,
                         baselines=ctx.baselines, cuda_graph=ctx.cuda_graph,
-                        warm=self.depth > 1,
+                        warm=self.ahead, width=self.width,
                         more=tuple((m.run_id, str(m.submission_root)) for m, _ in more))
         every = [job for _, member_jobs in [(ctx, jobs), *more] for job in member_jobs]
         # an overcount (a resumed run's finished jobs) only keeps the tail rule off; an
@@ -168,11 +171,11 @@ class RayPlacement:
         """One actor per slot on `spec` and `bundle` (an object ref); returns when they hold
         a slot — those that got none in time are dropped, and none at all is an InfraError."""
         ray = self.ray
-        need = ({"num_gpus": 1.0 / self.jobs_per_gpu, "num_cpus": 1} if self.kind == "cuda"
-                else {"num_cpus": 1})
+        need = ({"num_gpus": 1, "num_cpus": 1} if self.kind == "cuda" else {"num_cpus": 1})
         self._launch = (ray.remote(actor_class).options(
-            max_concurrency=3, max_restarts=0, max_task_retries=0, **need), spec, bundle)
-        for i in range(len(self.slots)):
+            max_concurrency=concurrency(spec), max_restarts=0, max_task_retries=0, **need),
+            spec, bundle)
+        for i in range(len(self.slots) // self.width):
             self._actors.append(self._new_actor(f"kgb-slot-{i}"))
         pending = {a.handle.ready.remote(): a for a in self._actors}
         deadline = time.monotonic() + READY_TIMEOUT_S
@@ -247,7 +250,14 @@ class RayPlacement:
         retries: list[P.Retry] = []
         for _attempt in range(1 + MAX_RETRIES):
             asked = time.monotonic()
-            actor = self._take(ctx.cancel, job.task.id)
+            try:
+                actor = self._take(ctx.cancel, job.task.id)
+            except InfraError as exc:  # the last actor went with this job's lost attempts
+                if not retries:
+                    raise
+                self.retried[(ctx.run_id, job.task.id)] = tuple(retries)
+                raise InfraError(f"{exc}; job {job.task.id}'s lost attempts: " +
+                                 "; ".join(r.reason for r in retries)) from None
             sent = time.monotonic()
             idle += sent - asked
             try:
@@ -277,15 +287,16 @@ class RayPlacement:
                     raise JobCancelled(task_id)
                 if not self._live and not self._starting:
                     raise InfraError("every Ray actor of the run was lost")
-                # The run's tail (no more jobs left than actors): a job waits here for the
-                # first actor to go idle rather than behind a busy one's job, as the local
+                # The run's tail (no more jobs left than places): a job waits here for the
+                # first place to free rather than behind a full actor's jobs, as the local
                 # board's idle slot takes another slot's prepared job (a job sent to an
                 # actor cannot be taken back)
-                tail = self._unplaced is not None and self._unplaced <= len(self._live)
-                depth = 1 if tail else self.depth
+                tail = self._unplaced is not None and \
+                    self._unplaced <= len(self._live) * self.width
+                cap = self.width + (0 if tail else int(self.ahead))
                 free = [a for a in self._actors
-                        if a.name in self._live and self._busy[a.name] < depth]
-                if free:  # the least busy: a second job only where no actor is idle
+                        if a.name in self._live and self._busy[a.name] < cap]
+                if free:  # the least busy: one ahead only where no actor has a free place
                     actor = min(free, key=lambda a: self._busy[a.name])
                     self._busy[actor.name] += 1
                     if self._unplaced is not None:
@@ -390,6 +401,11 @@ class RayPlacement:
                 "run": self.start_seconds,
                 "jobs": {task: seconds for (run, task), seconds
                          in sorted(self.job_seconds.items()) if run_id is None or run == run_id}}
+
+
+def concurrency(spec: SlotSpec) -> int:
+    """An actor's Ray concurrency: its running jobs, one prepared ahead, `stop` and `close`."""
+    return spec.width + int(spec.warm) + 2
 
 
 class _Lost(Exception):

@@ -1,5 +1,6 @@
 """The node side of a Ray run: one long-lived actor per device slot (a GPU Ray gave it, or one
-CPU). It holds its device and runs one job at a time there — its timing lock — through kgb's
+CPU). It holds its device and runs its jobs there — one at a time, or `width` at once (--jobs N
+on a GPU) under the GPU's timing lock as a local run's (kgb.runner.gpu_share) — through kgb's
 own pipeline (kgb.runner.execute: layer 1, the candidate in kgb's sandbox, the trusted judge on
 the same device), in a folder of its own on the node. It hands back the job's folder as files;
 the host alone grades and writes reports. Ray isolates nothing: the sandbox does.
@@ -50,6 +51,9 @@ class SlotSpec:
     baselines: str = "all"
     cuda_graph: bool = False
     warm: bool = False  # prepare a job that arrives while the slot is busy (--warm)
+    # Jobs at once on the slot (--jobs N): more than one share the GPU under its timing lock
+    # (every timed window exclusive, the others frozen), as a local run's --jobs N
+    width: int = 1
 
 
 @dataclass(frozen=True)
@@ -78,12 +82,15 @@ class Answer:
 
 
 class SlotActor:
-    """Created through `ray.remote` by kgb.placement.ray_host; `max_concurrency=3` so that a
-    second `run` (prepared ahead) and `stop` can reach it while a `run` holds the slot."""
+    """Created through `ray.remote` by kgb.placement.ray_host with room for `width` running
+    jobs, one prepared ahead, `stop` and `close` (kgb.placement.ray_host.concurrency)."""
 
     prepares_ahead = True  # the host may send a second job while one runs (warm runs)
 
     def __init__(self, spec: SlotSpec, bundle: Bundle, name: str) -> None:
+        if spec.width > 1 and spec.sandbox not in ISOLATING:  # the host refuses it first
+            raise ValueError(f"width {spec.width} under {spec.sandbox}: members' references "
+                             "would be readable across jobs")
         import ray
 
         self.name = name
@@ -94,7 +101,7 @@ class SlotActor:
         self.node_ip = ray.util.get_node_ip_address()
         sweep_dead_folders()
         self.root = Path(tempfile.mkdtemp(prefix=f"{FOLDER_PREFIX}{spec.run_id}-{os.getpid()}-"))
-        self.lock = threading.Lock()  # one job at a time on this slot
+        self.gate = Gate(spec.width)  # the jobs running on this slot at once
         self.cancel = threading.Event()
         self.stack = contextlib.ExitStack()
         self.stack.callback(shutil.rmtree, self.root, True)
@@ -117,6 +124,7 @@ class SlotActor:
 
     def _context(self):
         from kgb.runner.execute import JobContext
+        from kgb.runner.gpu_share import Shares
         from kgb.runner.judge_pool import JudgePool
         from kgb.runner.verify import device_peaks
         from kgb.sandbox.base import create_sandbox
@@ -125,10 +133,13 @@ class SlotActor:
         sandbox = self.stack.enter_context(create_sandbox(self.spec.sandbox))
         judges = self.stack.enter_context(JudgePool(run / "refcache", run / "judges.log"))
         spec = self.spec
+        # width > 1 on a timed GPU run: one timing lock for the slot's jobs, every member's
+        shares = Shares.for_slots((self.slot,) * spec.width) if spec.timing else Shares()
         return JobContext(spec.run_id, run, sandbox, spec.limits, self.root / "submission",
                           judges, cancel=self.cancel, static=spec.static,
                           peaks=device_peaks((self.slot,)), timing=spec.timing,
-                          baselines=spec.baselines, cuda_graph=spec.cuda_graph)
+                          baselines=spec.baselines, cuda_graph=spec.cuda_graph,
+                          shares=shares, tenants=self.root)
 
     def ready(self) -> tuple[str, str, str, str]:
         """(node id, node IP, slot, device name): the actor is up and holds its device."""
@@ -144,11 +155,11 @@ class SlotActor:
         local = self._localize(job) if member is None else self._localize(job, member)
         prepared = None
         clock = _Seconds()
-        if self.spec.warm and self.lock.locked():  # the slot is busy: prepare while it runs
+        if self.spec.warm and self.gate.full():  # the slot is busy: prepare while it runs
             prepared = prepare_job(local, ctx)
             prepared.ahead = True
             clock.lap("prepare")
-        with self.lock:
+        with self.gate:
             clock.lap("lock_wait")
             if self.cancel.is_set():
                 if prepared is not None:
@@ -207,8 +218,47 @@ class SlotActor:
     def close(self) -> None:
         """Judges and sandbox closed, the node's folder removed."""
         self.cancel.set()
-        with self.lock:
+        with self.gate.whole():
             self.stack.close()
+
+
+class Gate:
+    """At most `width` jobs at once on a slot (a lock when width is 1)."""
+
+    def __init__(self, width: int = 1) -> None:
+        if width < 1:
+            raise ValueError(f"a slot's width is 1 or more, not {width}")
+        self.width = width
+        self._free = threading.Semaphore(width)
+        self._count = threading.Lock()
+        self._running = 0
+
+    def full(self) -> bool:
+        """Every place taken: a job arriving now waits for one."""
+        with self._count:
+            return self._running >= self.width
+
+    def __enter__(self) -> Gate:
+        self._free.acquire()
+        with self._count:
+            self._running += 1
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        with self._count:
+            self._running -= 1
+        self._free.release()
+
+    @contextlib.contextmanager
+    def whole(self):
+        """Every place at once: no job runs while it is held (closing the slot)."""
+        for _ in range(self.width):
+            self._free.acquire()
+        try:
+            yield
+        finally:
+            for _ in range(self.width):
+                self._free.release()
 
 
 class _Seconds:

@@ -125,9 +125,12 @@ def _members_on_one_board(batch: list[Member], base, out_dir: Path, seed: int,
         refused: dict[str, dict[str, Any]] = {}
         for member in batch:
             options = _member_options(base, member, out_dir, seed, shared)
+            # one timing lock per GPU for every member's jobs: a member's timed window
+            # freezes the others' jobs on its GPU as a local run's own (kgb.runner.gpu_share)
+            shares = opened[0][1].ctx.shares if opened else None
             try:
                 opened.append((member, open_run(options, stack, placement, judges, cancel,
-                                                sandbox)))
+                                                sandbox, shares, out_dir)))
             except BadInput as exc:
                 refused[member.name] = {"name": member.name, "path": str(member.path),
                                         "error": str(exc)}

@@ -57,6 +57,10 @@ class JobContext:
     # GPUs several timed jobs share (--jobs N with timing on): each one's timing lock
     # (kgb/runner/gpu_share.py); a GPU not among them runs one job at a time.
     shares: Shares = field(default_factory=Shares)
+    # The folder under which every job that may share this run's GPUs has its own (a batch's
+    # or a Ray actor's root: its members' runs share the GPUs and their locks); None: this
+    # run's jobs/ folder. A co-tenant's worker found there is kgb's own, not a neighbour.
+    tenants: Path | None = None
     # The limits a job runs again with, alone, when its outputs outgrew the output folder's
     # cap that --jobs N shrank to a share of the machine's memory (None: no larger cap).
     roomier: Limits | None = None
@@ -211,7 +215,8 @@ def _run(job: Job, plan: P.PlanRecord, job_dir: Path, ctx: JobContext, limits: L
     # On a shared GPU the run's other jobs are kgb's own co-tenants, frozen through every
     # timed window (kgb/runner/gpu_share.py): under docker they are no descendants of kgb, so
     # they are known by their job folders, under the run's.
-    own = str(ctx.out_dir / "jobs") + os.sep if ctx.shares.get(job.device) else str(job_dir)
+    own = str(ctx.tenants or ctx.out_dir / "jobs") + os.sep if ctx.shares.get(job.device) \
+        else str(job_dir)
     watch = NeighbourWatch(gpu, own, (os.getpid(),)).start() \
         if gpu is not None and plan.timing else None
     after: dict | str | None = None

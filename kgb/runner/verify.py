@@ -287,10 +287,12 @@ class OpenRun:
 
 def open_run(options: VerifyOptions, stack: contextlib.ExitStack, placement,
              judges: JudgePool | None = None, cancel: threading.Event | None = None,
-             sandbox: Sandbox | None = None) -> OpenRun:
+             sandbox: Sandbox | None = None, shares: Shares | None = None,
+             tenants: Path | None = None) -> OpenRun:
     """Load, check and plan one submission and open what its jobs share (sandbox backend,
     judges, baseline store) on `stack`; BadInput before anything is opened for a bad one.
-    `judges`, `cancel` and `sandbox`: a batch's, shared by its members."""
+    `judges`, `cancel`, `sandbox` and `shares` (the GPUs' timing locks): a batch's, shared by
+    its members, whose job folders are all under `tenants`."""
     _check_graph_option(options, options.device)
     if options.shard_cases not in SHARD_MODES:
         raise BadInput(f"--shard-cases {options.shard_cases}: give one of "
@@ -359,8 +361,9 @@ def open_run(options: VerifyOptions, stack: contextlib.ExitStack, placement,
                      cuda_graph=options.cuda_graph, baseline_cache=cache,
                      warm=warm_pays(device, slots) if options.warm is None
                      else options.warm,
-                     shares=Shares.for_slots(slots) if options.timing and placement is None
-                     else Shares(),
+                     shares=shares if shares is not None else Shares.for_slots(slots)
+                     if options.timing and placement is None else Shares(),
+                     tenants=tenants,
                      roomier=roomier if placement is None else None,
                      spread=spread if placement is None else None)
     return OpenRun(options, out_dir, index, submission, scope, jobs, missing, slots, seed,

@@ -18,6 +18,11 @@
 # of PyTorch's baselines; timing stays on).
 # Each run leaves OUT/<run>.txt (kgb's output) and OUT/<run>-jobs.tsv (one row per job: where
 # its time went, scripts/ray_jobs.py; its sums and Ray's start are its last lines).
+# JOBS (default 1): kgb's --jobs, jobs at once on each GPU's actor (timed ones under its timing
+# lock, as a local --jobs N). CLUSTER=1: each run joins a cluster started for it beforehand
+# (`ray start --head` on the run's GPUs, `--ray ADDRESS`), as a fleet's long-lived cluster:
+# the run's wall leaves out the cluster's start (5-8 s), not the actors' (in the TSV's
+# `actors_ready`); the cluster is stopped after the run.
 # COPIES (default 4) copies of KERNELS (default: all 16 of examples/honest, as task ids with
 # spaces) make the batch: 16 x 4 = 64 one-kernel submissions. A batch of the short jobs only
 # (e.g. 8 x 8) keeps the one-GPU run inside the device budget; WORK names the batch's folder.
@@ -59,18 +64,35 @@ for copy in range(copies):
 print(len(list(out.iterdir())), "submissions")
 EOF
 fi
-args=(verify "$BATCH" --device cuda --sandbox "${SANDBOX:-bwrap}" --ray local ${KGB_ARGS:---baselines none})
+args=(verify "$BATCH" --device cuda --sandbox "${SANDBOX:-bwrap}" --jobs "${JOBS:-1}" ${KGB_ARGS:---baselines none})
+cluster_token() {  # $1: the cluster's folder: its own token, for the cluster and kgb alike
+  rm -rf "$1"; mkdir -p "$1"; head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' > "$1/token"
+  export RAY_AUTH_MODE=token RAY_AUTH_TOKEN_PATH=$1/token
+}
+start_cluster() {  # $1: the cluster's folder; the rest: env (CUDA_VISIBLE_DEVICES): its address
+  local temp=$1; shift
+  env "$@" $PY -m ray.scripts.scripts start --head --port 0 --temp-dir "$temp" \
+    --include-dashboard false --disable-usage-stats > "$temp/start.txt" 2>&1 \
+    || { tail -5 "$temp/start.txt" >&2; return 1; }
+  awk '{print $1; exit}' "$temp/ray_current_cluster"
+}
 run() {  # $1: run name; the rest: env for kgb
   local name=$1; shift
   local extra=(--out "$WORK/$name")
   [ -n "${RESUME:-}" ] && extra+=(--resume)
   if [ -n "${DRY:-}" ]; then
-    echo "[dry] $name: env $* timeout ${LIMIT_S:-540} $PY -m kgb.cli ${args[*]} ${extra[*]}"
+    echo "[dry] $name: env $* timeout ${LIMIT_S:-540} $PY -m kgb.cli ${args[*]} --ray $([ -n "${CLUSTER:-}" ] && echo ADDRESS || echo local) ${extra[*]}"
     return
   fi
+  local ray=local
+  if [ -n "${CLUSTER:-}" ]; then
+    cluster_token "/tmp/rayc-$name"
+    ray=$(start_cluster "/tmp/rayc-$name" "$@") || { echo "$name: ray start failed" | tee -a "$OUT/$name.txt"; return; }
+  fi
   local t0=$(date +%s.%N)
-  env "$@" timeout "${LIMIT_S:-540}" $PY -m kgb.cli "${args[@]}" "${extra[@]}" > "$OUT/$name.txt" 2>&1
+  env "$@" timeout "${LIMIT_S:-540}" $PY -m kgb.cli "${args[@]}" --ray "$ray" "${extra[@]}" > "$OUT/$name.txt" 2>&1
   local rc=$?
+  [ -n "${CLUSTER:-}" ] && $PY -m ray.scripts.scripts stop --force > /dev/null 2>&1
   echo "rc=$rc wall_s=$($PY -c "print(round($(date +%s.%N) - $t0, 1))")" | tee -a "$WORK/$name.walls" >> "$OUT/$name.txt"
   tail -5 "$OUT/$name.txt"
   # where each job's time went, as one small file under $OUT (not 64 job folders: the device

@@ -1,0 +1,150 @@
+"""Several jobs at once on one Ray actor (`--ray ... --jobs N` on GPUs), without a cluster:
+- the host keeps at most N jobs running per actor (N + 1 on a warm run, the one more prepared
+  ahead only where no actor has a free place; at the run's tail none ahead);
+- the actor runs N jobs at once, prepares the next while its places are taken, and closes only
+  once none runs;
+- under the process sandbox, which does not hide an actor's folder from candidates, the host
+  refuses it (jobs at once could read each other's reference outputs).
+The timing lock those jobs share is the local runs' (kgb.runner.gpu_share, tests/test_gpu_share.py);
+the actor gives every member's jobs one lock per GPU, as a local batch now does (last test)."""
+
+from __future__ import annotations
+
+import threading
+import time
+from types import SimpleNamespace
+
+import pytest
+from test_ray_warm import actor, job, placement
+
+from kgb.errors import BadInput
+from kgb.placement.ray_host import RayPlacement, concurrency
+from kgb.placement.ray_slot import Gate, SlotSpec
+from kgb.sandbox.base import Limits
+
+
+def test_the_host_fills_each_actors_places_before_sending_one_ahead():
+    place, cancel = placement(2, depth=2), threading.Event()
+    place.width = 2
+    taken = [place._take(cancel, f"t{i}").name for i in range(6)]
+    # every place first (the least busy actor each time), then one ahead on each
+    assert sorted(taken[:4]) == ["kgb-slot-0", "kgb-slot-0", "kgb-slot-1", "kgb-slot-1"]
+    assert sorted(taken[4:]) == ["kgb-slot-0", "kgb-slot-1"]
+    blocked = threading.Thread(target=lambda: taken.append(place._take(cancel, "t6").name))
+    blocked.start()
+    time.sleep(0.5)
+    assert blocked.is_alive(), "a fourth job in flight on an actor of width 2"
+    place._give_back(place._actors[0])
+    blocked.join(5)
+    assert taken[6] == "kgb-slot-0"
+
+
+def test_at_the_tail_no_job_waits_behind_a_full_actor():
+    place, cancel = placement(2, depth=2), threading.Event()
+    place.width, place._unplaced = 2, 4  # no more jobs left than places: none ahead
+    assert sorted(place._take(cancel, f"t{i}").name for i in range(4)) == [
+        "kgb-slot-0", "kgb-slot-0", "kgb-slot-1", "kgb-slot-1"]
+    place._unplaced = 1
+    got: list[str] = []
+    thread = threading.Thread(target=lambda: got.append(place._take(cancel, "t4").name))
+    thread.start()
+    time.sleep(0.5)
+    assert thread.is_alive(), "a tail job was sent behind a full actor's jobs"
+    place._give_back(place._actors[1])
+    thread.join(5)
+    assert got == ["kgb-slot-1"]
+
+
+def test_an_actor_of_width_two_runs_two_jobs_at_once_and_prepares_the_third(tmp_path,
+                                                                          monkeypatch):
+    events: list[tuple[str, str, float]] = []
+    slot = actor(tmp_path, monkeypatch, events)  # finish takes 1 s
+    slot.gate = Gate(2)
+    threads = [threading.Thread(target=slot.run, args=(job(f"t.{name}"),))
+               for name in ("a", "b")]
+    for thread in threads:
+        thread.start()
+    time.sleep(0.3)
+    answer = slot.run(job("t.c"))
+    for thread in threads:
+        thread.join()
+    at = {(kind, task): t for kind, task, t in events}
+    first_end = min(at[("end", "t.a")], at[("end", "t.b")])
+    assert max(at[("start", "t.a")], at[("start", "t.b")]) < first_end, events  # at once
+    assert at[("prepare", "t.c")] < first_end, events  # prepared while both places were taken
+    assert at[("start", "t.c")] >= first_end, events  # run once one was free
+    assert 0.4 < answer.seconds["lock_wait"] < 1.0, answer.seconds
+
+
+def test_closing_waits_for_every_running_job():
+    gate, order = Gate(2), []
+
+    def hold(name: str) -> None:
+        with gate:
+            time.sleep(0.6)
+            order.append(name)
+
+    for name in ("a", "b"):
+        threading.Thread(target=hold, args=(name,)).start()
+    time.sleep(0.2)
+    assert gate.full()
+    with gate.whole():
+        order.append("closed")
+    assert order[-1] == "closed" and sorted(order[:2]) == ["a", "b"]
+    assert not gate.full()
+
+
+def test_an_actors_concurrency_has_room_for_its_places_one_ahead_stop_and_close():
+    spec = SlotSpec("r", "cuda", "bwrap", Limits(), "/x", width=3, warm=True)
+    assert concurrency(spec) == 6
+    assert concurrency(SlotSpec("r", "cpu", "process", Limits(), "/x")) == 3
+
+
+def test_the_host_refuses_jobs_at_once_on_an_actor_under_the_process_sandbox():
+    place = RayPlacement.__new__(RayPlacement)
+    place.ray, place.width = None, 2  # refused before Ray is asked for anything
+    ctx = SimpleNamespace(run_id="r", sandbox=SimpleNamespace(name="process"), warm=True)
+    with pytest.raises(BadInput, match="--sandbox docker or bwrap"):
+        place.open(ctx, [])
+    with pytest.raises(ValueError, match="width 2 under process"):
+        from kgb.placement.ray_slot import SlotActor
+
+        SlotActor.__init__(SlotActor.__new__(SlotActor),
+                           SlotSpec("r", "cuda", "process", Limits(), "/x", width=2), None, "a")
+
+
+def test_a_local_batchs_members_share_one_timing_lock_per_gpu(tmp_path, monkeypatch):
+    """Every member of a batch (one board, --jobs N on a GPU) gets the first member's locks:
+    each member's own would let one member's timed window run beside another's jobs on the
+    same GPU. Their job folders are all under the batch's folder (the neighbour watch's)."""
+    import kgb.runner.batch as batch
+    import kgb.runner.verify as verify
+    from kgb.runner.gpu_share import Shares
+
+    calls: list[tuple[object, object]] = []
+
+    def open_run(options, stack, placement, judges, cancel, sandbox, shares=None,
+                 tenants=None):
+        calls.append((shares, tenants))
+        ctx = SimpleNamespace(shares=shares if shares is not None else Shares.for_slots(
+            ("cuda:0", "cuda:0")))
+        return SimpleNamespace(ctx=ctx, jobs=[], slots=("cuda:0", "cuda:0"),
+                               header=lambda: {})
+
+    report = {"complete": True, "summary": {"rates": {"tasks": 0}}}
+    monkeypatch.setattr(verify, "open_run", open_run)
+    monkeypatch.setattr(verify, "close_run", lambda run, header, outcome: report)
+    for name in ("a", "b", "c"):
+        (tmp_path / "subs" / name).mkdir(parents=True)
+        (tmp_path / "subs" / name / "manifest.toml").write_text("")  # opened by the fake
+    base = verify.VerifyOptions(submission=tmp_path / "subs", tasks_dir=tmp_path / "tasks",
+                                out_dir=tmp_path / "out",
+                                device="cpu", sandbox="process")
+    rows: list[dict] = []
+    members = batch.members((tmp_path / "subs" / "a", tmp_path / "subs" / "b",
+                             tmp_path / "subs" / "c"))
+    batch._members_on_one_board(members, base, tmp_path / "out", 1, None, rows, quiet=True)
+    first = calls[0][0]
+    assert first is None and len(calls) == 3  # the first member makes the locks
+    assert calls[1][0] is calls[2][0] is not None  # the others get the first's
+    assert {tenants for _, tenants in calls} == {tmp_path / "out"}
