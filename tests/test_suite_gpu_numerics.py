@@ -211,3 +211,142 @@ def test_w4a16_outliers_leave_room_for_the_w_rounding_the_contract_allows(name):
     for k0 in range(0, x.shape[1], 64):
         acc = (acc + x[:, k0:k0 + 64].float() @ w[k0:k0 + 64]).bfloat16().float()
     assert not compare_for_task(task, ref, [acc.bfloat16()], expected, args, "bfloat16").passed
+
+
+# --- run 21 (session 31, helper H2): chunk 2's fp8 GEMM, int8 groups and top-p ---------------
+
+def _fp8_wgmma_chain(a: torch.Tensor, b: torch.Tensor, promote_every: int | None) -> torch.Tensor:
+    """a @ b.T as an sm_90 e4m3 wgmma chain sums it (k = 32 an instruction): the products and
+    the accumulator aligned to the largest exponent among them, each truncated to 13 bits below
+    it, then summed; with promote_every, a fresh accumulator added to a float32 total that often
+    (tl.dot's max_num_imprecise_acc). Unlike _fp22_gemm (sum, then truncate), this drops the low
+    bits of equal products as the sum grows: the H100's 1.37% at [0, N-1] of the outlier case."""
+    ad, bd = a.double(), b.double()
+    acc = torch.zeros(a.shape[0], b.shape[0], dtype=torch.float64)
+    total = torch.zeros_like(acc)
+    for k0 in range(0, a.shape[1], 32):
+        terms = torch.cat([ad[:, None, k0:k0 + 32] * bd[None, :, k0:k0 + 32], acc[..., None]], -1)
+        _, e = torch.frexp(terms.abs().amax(-1, keepdim=True))
+        ulp = torch.ldexp(torch.ones_like(terms[..., :1]), e - 14)
+        acc = (torch.trunc(terms / ulp) * ulp).sum(-1).float().double()
+        if promote_every is not None and (k0 + 32) % promote_every == 0:
+            total, acc = (total.float() + acc.float()).double(), torch.zeros_like(acc)
+    return (total.float() + acc.float()) if promote_every is not None else acc.float()
+
+
+def test_fp8_wgmma_model_gives_the_h100s_miss_on_equal_products():
+    # medium-float16-outlier, [0, 511]: 1024 products 448 x -448; the H100 gave -829 for
+    # -840.5 (a miss of 11.3 against the truth: the sum 1.37% small); 12 or 14 bits give 1.65%
+    # or 0.70%; promoted per instruction the sum is exact
+    a = torch.full((1, 1024), 448.0)
+    b = torch.full((1, 1024), -448.0)
+    exact = -448.0 * 448.0 * 1024
+    assert abs(float(_fp8_wgmma_chain(a, b, None)) / exact - 0.9866) < 5e-4
+    assert float(_fp8_wgmma_chain(a, b, 32)) == exact
+
+
+@pytest.mark.parametrize("promote_every, passes", [(None, False), (32, True), (128, True)])
+def test_fp8_scaled_mm_bounds_refuse_an_unpromoted_fp8_accumulator(promote_every, passes):
+    # the task's own comparison (with the float64 truth) on the outlier case: the chained
+    # accumulator fails as on the H100, partial sums promoted to float32 pass
+    from kgb.judge.truth import compare_for_task
+
+    task, ref, args = _task_inputs("Quantization/fp8_scaled_mm", "quantization.fp8_scaled_mm",
+                                   {"M": 4, "N": 64, "K": 1024}, "float16", 0, "outlier")
+    a, b, scale_a, scale_b, bias = args
+    acc = _fp8_wgmma_chain(a.float(), b.float(), promote_every)
+    out = (acc * (scale_a * scale_b) + bias.float()[None, :]).to(bias.dtype)
+    result = compare_for_task(task, ref, [out], [ref.reference(*args)], args, "float16")
+    assert result.passed == passes, result.message
+
+
+def test_fp8_scaled_mm_adds_each_fp8_wgmma_in_float32():
+    # Triton's sm_90 default (max_num_imprecise_acc = 2**30) chains every e4m3 wgmma of the K
+    # loop into one ~13-bit accumulator; the solution asks for a float32 add per instruction
+    # (64 x 64 tile, 4 warps: 32 add.f32 a thread per wgmma, two wgmmas per K step)
+    asm = _compile("Quantization/fp8_scaled_mm", "_fp8_scaled_mm_kernel",
+                   {"a_ptr": "*fp8e4nv", "b_ptr": "*fp8e4nv", "sa_ptr": "*fp32",
+                    "sb_ptr": "*fp32", "bias_ptr": "*fp16", "out_ptr": "*fp16", "M": "i32",
+                    "N": "i32", "K": "i32", "BLOCK_M": "constexpr", "BLOCK_N": "constexpr",
+                    "BLOCK_K": "constexpr"}, {"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 64},
+                   {"num_warps": 4})
+    assert set(re.findall(r"maxNumImpreciseAcc = (\d+)", asm["ttgir"])) == {"32"}
+    wgmmas = re.findall(r"wgmma\.mma_async\.\S*?\.(f32\.\w+\.\w+)", asm["ptx"])
+    assert set(wgmmas) == {"f32.e4m3.e4m3"}, wgmmas
+    assert len(re.findall(r"\badd\.f32", asm["ptx"])) >= 32 * len(wgmmas)
+
+
+@pytest.mark.parametrize("dims", [{"M": 3, "K": 200}, {"M": 33, "K": 1000}])
+def test_int8_per_group_inputs_are_finite(dims):
+    # an Inf in x makes its group's x / scale NaN: PyTorch's int8 cast gave 0 (the reference),
+    # the H100's compiled min/max -127 (run 21). The contract is finite x; the amplified group
+    # once overflowed float16 in 16 of 100 tiny seeds
+    inputs = _module("Quantization/int8_per_group", "inputs")
+    for seed in range(100 if dims["M"] < 10 else 10):
+        for dtype in ("float16", "bfloat16", "float32"):
+            x, = inputs.make_inputs(dims, dtype, torch.Generator().manual_seed(seed), "outlier")
+            assert torch.isfinite(x).all(), (seed, dtype)
+            last = ((dims["K"] - 1) // 128) * 128
+            assert x[-1, last:].abs().max() > 100  # the amplified group is still there
+
+
+def test_top_p_sampling_kernel_decides_the_nucleus_without_float_arithmetic():
+    # run 21: the sampling kernel recomputed w = exp(x / T - max) and kept w >= the cut found
+    # on the nucleus kernel's w; ptxas fused x * rcp(T) - max into one FFMA there and rounded
+    # x / T first here (x / T is also the score), so the boundary token's w came out a few ulps
+    # apart and was dropped in ~1/4 of the rows. Now the cut is a logit's order key: the
+    # sampling kernel computes no exponential at all
+    asm = _compile("Random/top_p_sampling", "_top_p_sample_kernel",
+                   {"logits_ptr": "*fp32", "temp_ptr": "*fp32", "cut_ptr": "*i32",
+                    "out_ptr": "*i64", "V": "i32", "S": "i32", "stride_r": "i32",
+                    "seed": "i32", "BLOCK_S": "constexpr", "BLOCK_V": "constexpr"},
+                   {"BLOCK_S": 16, "BLOCK_V": 256}, {"num_warps": 4})
+    assert "math.exp" not in asm["ttgir"] and "ex2." not in asm["ptx"]
+
+
+_NUCLEUS = """
+import json, sys, torch
+sys.path.insert(0, sys.argv[1])
+from kgb.worker.interpreter_fixes import apply
+apply()
+import importlib.util
+def load(name):
+    spec = importlib.util.spec_from_file_location(name, sys.argv[2] + "/" + name + ".py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+inputs, solution = load("inputs"), load("solution")
+found = []
+for seed, dtype, mode in json.loads(sys.argv[3]):
+    logits, temp, top_p, _, _ = inputs.make_inputs({"M": 16, "V": 256, "S": 1}, dtype,
+                                                   torch.Generator().manual_seed(seed), mode)
+    cut = torch.empty(16, dtype=torch.int32)
+    solution._nucleus_kernel[(16,)](logits, temp, top_p, torch.empty(16), cut, 256, 256,
+                                    BLOCK_V=1024)
+    found.append(cut.tolist())
+print(json.dumps(found))
+"""
+
+
+def test_top_p_nucleus_cut_is_the_laws_boundary_logit():
+    # the cut the sampling kernel compares against is the order key of the law's least
+    # probable kept logit, on every row (standard, outlier: logits in the thousands, rows of
+    # equal logits; top_p = 1 rows keep every finite logit)
+    cases = [(seed, dtype, mode) for seed in (0, 1) for dtype in ("float32", "bfloat16")
+             for mode in ("standard", "outlier")]
+    env = {**os.environ, "TRITON_INTERPRET": "1", "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "-c", _NUCLEUS, str(ROOT),
+                           str(ROOT / "tasks" / "Random" / "top_p_sampling"), json.dumps(cases)],
+                          capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    cuts = json.loads(done.stdout.strip().splitlines()[-1])
+    inputs = _module("Random/top_p_sampling", "inputs")
+    reference = _module("Random/top_p_sampling", "reference")
+    for (seed, dtype, mode), cut in zip(cases, cuts):
+        args = inputs.make_inputs({"M": 16, "V": 256, "S": 1}, dtype,
+                                  torch.Generator().manual_seed(seed), mode)
+        nucleus = reference._law(args)[2] > 0
+        x = args[0].float()
+        bits = torch.where(x == 0, torch.zeros_like(x), x).view(torch.int32)
+        keys = bits ^ ((bits >> 31) & 0x7FFFFFFF)
+        assert torch.equal(keys >= torch.tensor(cut)[:, None], nucleus), (seed, dtype, mode)

@@ -2,8 +2,10 @@
 samples failed the statistics on the GPU only: the most probable token drawn too often, the
 least probable kept tokens too rarely, so some rows' nucleus looked one group short). The same
 inputs (made on the CPU, then moved) go through the solution's two kernels on both sides; the
-compare step prints per row the row max, the cut's bits and the nucleus size each side found,
-and each side's share of samples on the law's least probable kept tokens.
+compare step prints per row the row max, the cut (the boundary logit's order key since session
+31; before, the bits of a weight the sampling kernel recomputed with other roundings) and the
+nucleus size each side found, and each side's share of samples on the law's least probable kept
+tokens.
 
     TRITON_INTERPRET=1 python scripts/gpu/top_p_probe.py cpu cpu.pt
     python scripts/gpu/top_p_probe.py cuda gpu.pt
@@ -52,9 +54,10 @@ def run(device: str) -> dict:
         solution._nucleus_kernel[(m,)](logits, temp, top_p, row_max, cut, v, logits.stride(0),
                                        BLOCK_V=1024)
         samples = solution.run(logits, temp, top_p, s, draw_seed)
-        w = torch.exp(logits.float() / temp[:, None] - row_max[:, None])
-        # the nucleus by torch's exp (its ulp may differ from the kernel's at the cut token)
-        kept = (w.view(torch.int32) >= cut[:, None]) & (w > 0)
+        # the nucleus as the sampling kernel takes it: logits whose order key is at least the cut
+        x = logits.float()
+        bits = torch.where(x == 0, torch.zeros_like(x), x).view(torch.int32)
+        kept = (bits ^ ((bits >> 31) & 0x7FFFFFFF)) >= cut[:, None]
         found[i] = {"row_max": row_max.cpu(), "cut": cut.cpu(), "kept": kept.sum(1).cpu(),
                     "samples": samples.cpu(), "inputs": (logits.cpu(), temp.cpu(), top_p.cpu(),
                                                          s, draw_seed)}
@@ -73,7 +76,7 @@ def compare(cpu: dict, gpu: dict) -> None:
             share = [float((x["samples"][r][:, None] == lows[None, :]).any(1).float().mean())
                      for x in (a, b)]
             print(f"  row {r}: row_max {float(a['row_max'][r]):.9g} / "
-                  f"{float(b['row_max'][r]):.9g}; cut bits {int(a['cut'][r])} / "
+                  f"{float(b['row_max'][r]):.9g}; cut key {int(a['cut'][r])} / "
                   f"{int(b['cut'][r])}; kept {int(a['kept'][r])} / {int(b['kept'][r])}; "
                   f"least-probable share {share[0]:.3f} / {share[1]:.3f} "
                   f"(law {float(law[r][law[r] == low[r]].sum()):.3f})")

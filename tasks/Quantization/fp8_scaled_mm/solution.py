@@ -21,7 +21,11 @@ def _fp8_scaled_mm_kernel(a_ptr, b_ptr, sa_ptr, sb_ptr, bias_ptr, out_ptr, M, N,
                     mask=m_ok[:, None] & k_ok[None, :], other=0.0)
         b = tl.load(b_ptr + rn[None, :].to(tl.int64) * K + k[:, None],
                     mask=n_ok[None, :] & k_ok[:, None], other=0.0)
-        acc = tl.dot(a, b, acc)  # fp8 x fp8 -> float32 on the tensor cores
+        # fp8 x fp8 on the tensor cores; on sm_90 a wgmma sums into a ~13-bit accumulator,
+        # so each k = 32 instruction's partial sum is added to acc in float32 (what
+        # torch._scaled_mm does with use_fast_accum=False): chained over all of K, the
+        # accumulator drops the low bits of every product once it is 2^10 times larger
+        acc = tl.dot(a, b, acc, max_num_imprecise_acc=32)
     scale = tl.load(sa_ptr) * tl.load(sb_ptr)
     bias = tl.load(bias_ptr + rn, mask=n_ok, other=0.0).to(tl.float32)
     out = acc * scale + bias[None, :]
