@@ -332,8 +332,8 @@ def test_top_p_nucleus_cut_is_the_laws_boundary_logit():
     # the cut the sampling kernel compares against is the order key of the law's least
     # probable kept logit, on every row (standard, outlier: logits in the thousands, rows of
     # equal logits; top_p = 1 rows keep every finite logit)
-    cases = [(seed, dtype, mode) for seed in (0, 1) for dtype in ("float32", "bfloat16")
-             for mode in ("standard", "outlier")]
+    # 32 rows: 7 at top_p = 1, 3 of all-equal logits near 1000 (bfloat16, outlier)
+    cases = [(0, "float32", "standard"), (1, "bfloat16", "outlier")]
     env = {**os.environ, "TRITON_INTERPRET": "1", "PYTHONPATH": str(ROOT)}
     done = subprocess.run([sys.executable, "-c", _NUCLEUS, str(ROOT),
                            str(ROOT / "tasks" / "Random" / "top_p_sampling"), json.dumps(cases)],
