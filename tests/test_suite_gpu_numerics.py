@@ -295,8 +295,7 @@ def test_top_p_sampling_kernel_decides_the_nucleus_without_float_arithmetic():
     # on the nucleus kernel's w; ptxas fused x * rcp(T) - max into one FFMA there and rounded
     # x / T first here (x / T is also the score), so the boundary token's w came out a few ulps
     # apart and was dropped in 5 of 20 rows of the H100 probe (a model: 1 row in 6). Now the
-    # cut is a logit's order key: the
-    # sampling kernel computes no exponential at all
+    # cut is a logit's order key: the sampling kernel computes no exponential at all
     asm = _compile("Random/top_p_sampling", "_top_p_sample_kernel",
                    {"logits_ptr": "*fp32", "temp_ptr": "*fp32", "cut_ptr": "*i32",
                     "out_ptr": "*i64", "V": "i32", "S": "i32", "stride_r": "i32",
