@@ -21,6 +21,7 @@ def _retention_chunk_kernel(q_ptr, k_ptr, v_ptr, lg_ptr, o_ptr, st_ptr, H, S, DK
     qk_base = bh64 * S * DK
     v_base = bh64 * S * DV
     state = tl.zeros([BLOCK_K, BLOCK_V], dtype=tl.float32)
+    comp = tl.zeros([BLOCK_K, BLOCK_V], dtype=tl.float32)
     ci = offs_c.to(tl.float32)
     diff = ci[:, None] - ci[None, :]
     decay = tl.where(diff >= 0, tl.exp2(lg * tl.maximum(diff, 0.0)), 0.0)
@@ -41,8 +42,22 @@ def _retention_chunk_kernel(q_ptr, k_ptr, v_ptr, lg_ptr, o_ptr, st_ptr, H, S, DK
         tl.store(o_ptr + v_base + rows[:, None] * DV + offs_v[None, :],
                  (o * scale).to(o_ptr.dtype.element_ty), mask=r_mask[:, None] & v_mask[None, :])
         k_decay = tl.where(r_mask, tl.exp2(lg * tl.maximum(L - 1.0 - ci, 0.0)), 0.0)
-        state = state * tl.exp2(lg * L) + tl.dot(tl.trans(k * k_decay[:, None]), v,
-                                                 input_precision="ieee")
+        # The carried state is decayed by g^L = 1 + m once a chunk, 256 times at S = 8192: a
+        # float32 g^L is off by up to 1/2 ulp (ex2.approx on sm_90: ~1 ulp) and, the same
+        # factor every chunk, that bias compounds (an H100 had 0.04% of o past 1e-4, a torch
+        # model with g^L 1 ulp off the same). m = expm1(lg L ln2) by Taylor (|lg L ln2| <= 1.1
+        # here, 13 terms) carries the factor to ~ulp(m), and the state is carried compensated:
+        # compiled, the update's dot accumulates into the state once per step.
+        x = lg * L * 0.6931471805599453
+        r = 1.0 + x * (1.0 / 13.0)
+        for n in tl.static_range(12, 1, -1):
+            r = 1.0 + x * r * (1.0 / n)
+        m = tl.where(x > -1.5, x * r, tl.exp2(lg * L) - 1.0)  # outside the contract: exp2
+        upd = tl.dot(tl.trans(k * k_decay[:, None]), v, input_precision="ieee") + state * m
+        y = upd - comp
+        t = state + y
+        comp = (t - state) - y
+        state = t
     tl.store(st_ptr + bh64 * DK * DV + offs_k[:, None] * DV + offs_v[None, :], state,
              mask=k_mask[:, None] & v_mask[None, :])
 
