@@ -126,7 +126,8 @@ for name, gpus in (("scale1", 1), ("scale2", 2), ("scale4", 4), ("kill", host_gp
         continue
     wall = sum(float(line.split("wall_s=")[1]) for line in walls.read_text().split("\n") if "wall_s=" in line)
     rows = json.loads(summary.read_text())["submissions"]
-    done = [r for r in rows if "error" not in r]
+    # a member the limit cut has a row (its partial report) but no finished job: not counted
+    done = [r for r in rows if "error" not in r and r.get("complete")]
     correct = sum(r.get("correct") or 0 for r in done)
     retried = sum(len(json.loads((work / name / r["name"] / "report.json").read_text())
                       .get("ray", {}).get("retried", {})) for r in done)
