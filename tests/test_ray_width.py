@@ -23,6 +23,19 @@ from kgb.placement.ray_slot import Gate, SlotSpec
 from kgb.sandbox.base import Limits
 
 
+def _waits_for_a_place(place, cancel, task: str, free) -> str:
+    """The actor `place._take` gives `task` once `free()` gives a place back; it must wait
+    until then."""
+    got: list[str] = []
+    thread = threading.Thread(target=lambda: got.append(place._take(cancel, task).name))
+    thread.start()
+    time.sleep(0.5)
+    assert thread.is_alive(), f"{task} was sent to an actor with no place for it"
+    free()
+    thread.join(5)
+    return got[0]
+
+
 def test_the_host_fills_each_actors_places_before_sending_one_ahead():
     place, cancel = placement(2, depth=2), threading.Event()
     place.width = 2
@@ -30,13 +43,9 @@ def test_the_host_fills_each_actors_places_before_sending_one_ahead():
     # every place first (the least busy actor each time), then one ahead on each
     assert sorted(taken[:4]) == ["kgb-slot-0", "kgb-slot-0", "kgb-slot-1", "kgb-slot-1"]
     assert sorted(taken[4:]) == ["kgb-slot-0", "kgb-slot-1"]
-    blocked = threading.Thread(target=lambda: taken.append(place._take(cancel, "t6").name))
-    blocked.start()
-    time.sleep(0.5)
-    assert blocked.is_alive(), "a fourth job in flight on an actor of width 2"
-    place._give_back(place._actors[0])
-    blocked.join(5)
-    assert taken[6] == "kgb-slot-0"
+    # a fourth job in flight on an actor of width 2 waits for one of its three to end
+    assert _waits_for_a_place(place, cancel, "t6",
+                              lambda: place._give_back(place._actors[0])) == "kgb-slot-0"
 
 
 def test_at_the_tail_no_job_waits_behind_a_full_actor():
@@ -45,14 +54,8 @@ def test_at_the_tail_no_job_waits_behind_a_full_actor():
     assert sorted(place._take(cancel, f"t{i}").name for i in range(4)) == [
         "kgb-slot-0", "kgb-slot-0", "kgb-slot-1", "kgb-slot-1"]
     place._unplaced = 1
-    got: list[str] = []
-    thread = threading.Thread(target=lambda: got.append(place._take(cancel, "t4").name))
-    thread.start()
-    time.sleep(0.5)
-    assert thread.is_alive(), "a tail job was sent behind a full actor's jobs"
-    place._give_back(place._actors[1])
-    thread.join(5)
-    assert got == ["kgb-slot-1"]
+    assert _waits_for_a_place(place, cancel, "t4",
+                              lambda: place._give_back(place._actors[1])) == "kgb-slot-1"
 
 
 def test_an_actor_of_width_two_runs_two_jobs_at_once_and_prepares_the_third(tmp_path,
