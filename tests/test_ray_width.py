@@ -151,3 +151,24 @@ def test_a_local_batchs_members_share_one_timing_lock_per_gpu(tmp_path, monkeypa
     assert first is None and len(calls) == 3  # the first member makes the locks
     assert calls[1][0] is calls[2][0] is not None  # the others get the first's
     assert {tenants for _, tenants in calls} == {tmp_path / "out"}
+
+
+def test_a_gpu_actor_fits_the_cpu_share_to_its_own_node():
+    """A job's CPU share (its autotune compile pool, its threads) on a GPU node is that node's
+    cores over the node's jobs at once, not the driver's cores over the cluster's slots: a
+    driver on a small head node gave every GPU job of a 64-core node 2 CPUs."""
+    from kgb.placement.ray_slot import node_limits
+
+    spec = SlotSpec("r", "cuda", "bwrap", Limits(cpus=2.0), "/x", width=4, fit_cpus=True)
+    assert node_limits(spec, 64, 4).cpus == 4.0  # 64 cores, 4 GPUs x 4 jobs
+    assert node_limits(spec, 64, 1).cpus == 16.0
+    assert node_limits(spec, 8, 8).cpus == 2.0  # never below the run's
+    given = SlotSpec("r", "cuda", "bwrap", Limits(cpus=3.0), "/x", width=4, fit_cpus=False)
+    assert node_limits(given, 64, 1).cpus == 3.0  # --limit cpus= is the user's
+
+
+def test_the_host_leaves_the_cpu_share_to_the_actors_unless_the_user_set_it():
+    from kgb.runner.verify import cpus_given
+
+    assert not cpus_given(()) and not cpus_given(("wall_time_s=5",))
+    assert cpus_given(("cpus=3",))

@@ -65,9 +65,11 @@ class RayPlacement:
     # run's tail, no more than the actors, no job is sent to wait behind a busy actor's
     _unplaced: int | None = None
     width = 1  # jobs at once per actor (--jobs N on GPUs)
+    fits_cpus = False  # the actors fit a GPU job's CPU share to their node (__init__)
     ahead = False  # a warm run: one job more per actor, prepared ahead (open)
 
-    def __init__(self, address: str, device: str, jobs: int = 1, timing: bool = True) -> None:
+    def __init__(self, address: str, device: str, jobs: int = 1, timing: bool = True,
+                 cpus_given: bool = False) -> None:
         self.ray = import_ray()
         self.address = address
         began = time.monotonic()
@@ -86,6 +88,10 @@ class RayPlacement:
             count, self.width = (jobs if jobs > 1 else max(1, int(resources.get("CPU", 1)))), 1
         self.device = "cpu" if self.kind == "cpu" else "cuda:0"
         self.slots: tuple[str, ...] = (self.device,) * (count * self.width)
+        # A GPU job's CPU share is its node's cores over the node's jobs at once, fitted by
+        # each actor on its node (this host's cores say nothing of a GPU node's), unless the
+        # user set it (--limit cpus=)
+        self.fits_cpus = self.kind == "cuda" and not cpus_given
         # What a resumed run must match: the CPU, or the GPU model Ray detected on the nodes
         # (its accelerator_type resource); the actors confirm it when they start.
         models = sorted(k.split(":", 1)[1] for k in resources if k.startswith("accelerator_type:"))
@@ -142,7 +148,7 @@ class RayPlacement:
         spec = SlotSpec(ctx.run_id, self.kind, ctx.sandbox.name, ctx.limits,
                         str(ctx.submission_root), static=ctx.static, timing=ctx.timing,
                         baselines=ctx.baselines, cuda_graph=ctx.cuda_graph,
-                        warm=self.ahead, width=self.width,
+                        warm=self.ahead, width=self.width, fit_cpus=self.fits_cpus,
                         more=tuple((m.run_id, str(m.submission_root)) for m, _ in more))
         every = [job for _, member_jobs in [(ctx, jobs), *more] for job in member_jobs]
         # an overcount (a resumed run's finished jobs) only keeps the tail rule off; an

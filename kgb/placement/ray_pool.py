@@ -110,6 +110,7 @@ class RayPool(RayPlacement):
 
     def __init__(self, address: str, device: str, slots: int | None = None) -> None:
         super().__init__(address, device, jobs=1, timing=True)
+        self.fits_cpus = False  # a request's limits come whole from its run on this host
         if slots is not None:  # at most one actor per GPU: timed runs take a GPU each
             if self.kind == "cuda" and slots > len(self.slots):
                 if self._owned:

@@ -14,6 +14,7 @@ start then; every candidate still gets a fresh process in a fresh sandbox."""
 from __future__ import annotations
 
 import contextlib
+import glob
 import os
 import shutil
 import tempfile
@@ -54,6 +55,9 @@ class SlotSpec:
     # Jobs at once on the slot (--jobs N): more than one share the GPU under its timing lock
     # (every timed window exclusive, the others frozen), as a local run's --jobs N
     width: int = 1
+    # fit the limits' CPU share to this node: its cores over its jobs at once (GPUs x width),
+    # as a local GPU run fits it to its host (kgb.runner.verify.fit_cpus_to_gpu_slots)
+    fit_cpus: bool = False
 
 
 @dataclass(frozen=True)
@@ -135,7 +139,8 @@ class SlotActor:
         spec = self.spec
         # width > 1 on a timed GPU run: one timing lock for the slot's jobs, every member's
         shares = Shares.for_slots((self.slot,) * spec.width) if spec.timing else Shares()
-        return JobContext(spec.run_id, run, sandbox, spec.limits, self.root / "submission",
+        limits = node_limits(spec, os.cpu_count(), len(glob.glob("/dev/nvidia[0-9]*")))
+        return JobContext(spec.run_id, run, sandbox, limits, self.root / "submission",
                           judges, cancel=self.cancel, static=spec.static,
                           peaks=device_peaks((self.slot,)), timing=spec.timing,
                           baselines=spec.baselines, cuda_graph=spec.cuda_graph,
@@ -220,6 +225,16 @@ class SlotActor:
         self.cancel.set()
         with self.gate.whole():
             self.stack.close()
+
+
+def node_limits(spec: SlotSpec, cpu_count: int | None, node_gpus: int) -> Limits:
+    """The run's limits with the CPU share fitted to this node where the spec asks: its cores
+    over the jobs it runs at once (one actor per GPU, `width` jobs each), never below the
+    run's."""
+    if not spec.fit_cpus or not cpu_count:
+        return spec.limits
+    share = cpu_count // (max(1, node_gpus) * spec.width)
+    return replace(spec.limits, cpus=max(spec.limits.cpus, float(share)))
 
 
 class Gate:

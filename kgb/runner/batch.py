@@ -115,9 +115,10 @@ def _members_on_one_board(batch: list[Member], base, out_dir: Path, seed: int,
         placement = None
         if base.ray is not None:
             from kgb.placement.ray_host import RayPlacement
+            from kgb.runner.verify import cpus_given
 
             placement = stack.enter_context(RayPlacement(base.ray, base.device, base.jobs,
-                                                         base.timing))
+                                                         base.timing, cpus_given(base.limits)))
         sandbox = stack.enter_context(create_sandbox(base.sandbox))
         judges = stack.enter_context(JudgePool(shared, out_dir / "judges.log")) \
             if shared is not None else None

@@ -173,6 +173,11 @@ def again_limits(base: Limits, limits: Limits, sandbox: Sandbox, slots: tuple[st
             else None)
 
 
+def cpus_given(overrides: tuple[str, ...]) -> bool:
+    """Whether the user set the CPU share (`--limit cpus=`): then nothing fits it."""
+    return "cpus" in map(field_name, overrides)
+
+
 def fit_cpus_to_gpu_slots(limits: Limits, slots: tuple[str, ...], overrides: tuple[str, ...],
                           cpu_count: int | None) -> Limits:
     """On GPU runs the default CPU share of a job grows to the host's cores over its slots:
@@ -180,7 +185,7 @@ def fit_cpus_to_gpu_slots(limits: Limits, slots: tuple[str, ...], overrides: tup
     ptxas is CPU-bound), and a 16-core host with one GPU left 14 cores idle at the default 2.
     An explicit `--limit cpus=` is the user's to choose; interpreter runs keep the default
     (their jobs already fill the cores)."""
-    if slots[0] == "cpu" or "cpus" in map(field_name, overrides) or not cpu_count:
+    if slots[0] == "cpu" or cpus_given(overrides) or not cpu_count:
         return limits
     return replace(limits, cpus=max(limits.cpus, float(cpu_count // len(slots))))
 
@@ -220,10 +225,11 @@ def run_verify(options: VerifyOptions, as_json: bool = False, feedback: bool = F
         return _run_verify(options, as_json, feedback, quiet, placement)
     if options.devices is not None:
         raise BadInput("--devices picks this machine's GPUs; with --ray every GPU of the "
-                       "cluster is a slot (--jobs N: N per GPU with --timing off)")
+                       "cluster is a slot (--jobs N: N at once on each GPU)")
     from kgb.placement.ray_host import RayPlacement
 
-    with RayPlacement(options.ray, options.device, options.jobs, options.timing) as own:
+    with RayPlacement(options.ray, options.device, options.jobs, options.timing,
+                      cpus_given(options.limits)) as own:
         return _run_verify(options, as_json, feedback, quiet, own)
 
 
@@ -335,7 +341,8 @@ def open_run(options: VerifyOptions, stack: contextlib.ExitStack, placement,
     if sandbox is None:
         sandbox = stack.enter_context(create_sandbox(options.sandbox))
     fitted = fit_output_to_ram(limits, sandbox, len(slots), options.limits)
-    fitted = fit_cpus_to_gpu_slots(fitted, slots, options.limits, os.cpu_count())
+    if not getattr(placement, "fits_cpus", False):  # Ray's actors fit it on their own nodes
+        fitted = fit_cpus_to_gpu_slots(fitted, slots, options.limits, os.cpu_count())
     roomier, spread = again_limits(limits, fitted, sandbox, slots, options.limits)
     limits = fitted
     identity = placement.identity if placement else device_identity(slots)
