@@ -6,7 +6,9 @@
 # On the dev machine first: RAY=1 scripts/gpu/prepare.sh; then carry [".whl", ".ray"].
 #   STEP=scale4   the batch on every GPU (--ray local: a one-node cluster of this machine)
 #   STEP=scale2   the batch on GPUs 0 and 1 (CUDA_VISIBLE_DEVICES=0,1): a 2-GPU host's scale
-#   STEP=scale1   the same batch on GPU 0 alone (CUDA_VISIBLE_DEVICES=0); RESUME=1 continues
+#   STEP=scale1   the same batch on GPU 0 alone (CUDA_VISIBLE_DEVICES=0): each job gets the CPU
+#                 share it has in scale4 (the actor counts the node's /dev/nvidiaN, 4: its cores
+#                 over 4 GPUs x JOBS), so one GPU runs with its quarter of the host; RESUME=1 continues
 #                 a run the call's limit stopped (kgb verify --resume), on the same machine
 #   STEP=kill     the batch on every GPU (GPUS of them, default 4), one actor's process
 #                 SIGKILLed after KILL_AFTER_S
