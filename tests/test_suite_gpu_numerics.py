@@ -511,3 +511,26 @@ def test_lion_wrong_directions_still_fail_on_cleared_inputs():
         wrong = p * (1 - 1e-5) - 1e-4 * torch.sign(c)
         assert not compare_for_task(task, ref, [wrong, m_new], expected, args,
                                     "float32").passed
+
+
+# --- run 21 (session 31, helper H3): a dominant key in attention backward ---------------------
+
+@pytest.mark.parametrize("ulps", [0, 2, -2])
+def test_swa_dq_dominant_key_does_not_cancel_against_a_rounded_delta(monkeypatch, ulps):
+    # the outlier inputs' key of 50s holds ~all of some rows' mass: dP - delta there cancels to
+    # a few ulps of dP, and delta = sum P dP rounded at dP's size left its rounding in dS times
+    # that key (the H100: whole rows 2% off, 64 of 25600 elements at multi-block). The old
+    # kernel failed this case here exactly (seed 2) and with exp2 two ulps off either way
+    # (ex2.approx.f32 on sm_90); delta taken relative to the top key's dP passes all three
+    from kgb.judge.truth import compare_for_task
+
+    solution = _interpreted(monkeypatch, "Fusion/sliding_window_attention_backward_dq")
+    if ulps:
+        _exp2_ulps_off(monkeypatch, abs(ulps), ulps > 0)
+    task, ref, args = _task_inputs("Fusion/sliding_window_attention_backward_dq",
+                                   "fusion.sliding_window_attention_backward_dq",
+                                   {"B": 1, "H": 2, "S": 200, "D": 64, "W": 96}, "float32", 2,
+                                   "outlier")
+    result = compare_for_task(task, ref, [solution.run(*args)], [ref.reference(*args)], args,
+                              "float32")
+    assert result.passed, result.message
