@@ -43,11 +43,11 @@ def _retention_chunk_kernel(q_ptr, k_ptr, v_ptr, lg_ptr, o_ptr, st_ptr, H, S, DK
                  (o * scale).to(o_ptr.dtype.element_ty), mask=r_mask[:, None] & v_mask[None, :])
         k_decay = tl.where(r_mask, tl.exp2(lg * tl.maximum(L - 1.0 - ci, 0.0)), 0.0)
         # The carried state is decayed by g^L = 1 + m once a chunk, 256 times at S = 8192: a
-        # float32 g^L is off by up to 1/2 ulp (ex2.approx on sm_90: ~1 ulp) and, the same
-        # factor every chunk, that bias compounds (an H100 had 0.04% of o past 1e-4, a torch
-        # model with g^L 1 ulp off the same). m = expm1(lg L ln2) by Taylor (|lg L ln2| <= 1.1
-        # here, 13 terms) carries the factor to ~ulp(m), and the state is carried compensated:
-        # compiled, the update's dot accumulates into the state once per step.
+        # float32 g^L is off by up to 1/2 ulp (sm_90's ex2.approx: more) and, the same factor
+        # every chunk, that error compounds (an H100 had 0.04% of o past 1e-4; the interpreter
+        # with exp2 one ulp up fails the same way). m = expm1(lg L ln2) by Taylor (|lg L ln2|
+        # <= 1.1 here, 13 terms) carries the factor to ~ulp(m), and the state is carried
+        # compensated: compiled, the update's dot accumulates into the state once per step.
         x = lg * L * 0.6931471805599453
         r = 1.0 + x * (1.0 / 13.0)
         for n in tl.static_range(12, 1, -1):
