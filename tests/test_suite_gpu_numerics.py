@@ -534,3 +534,43 @@ def test_swa_dq_dominant_key_does_not_cancel_against_a_rounded_delta(monkeypatch
     result = compare_for_task(task, ref, [solution.run(*args)], [ref.reference(*args)], args,
                               "float32")
     assert result.passed, result.message
+
+
+_COMPILE_KEYS = """
+import json, sys
+from pathlib import Path
+sys.path.insert(0, "scripts")
+from aot_check import Compiler, _meta_mode
+from kgb.runner.plan import plan_cases
+from kgb.tasks.casegen import load_module, make_generator, relayout
+from kgb.tasks.loader import load_suite
+task = load_suite(Path("tasks"))[sys.argv[1]]
+compiler = Compiler(90, upto="ttir")
+compiler.compile_upto = lambda source, options: 0  # Triton's own binding and key; no compile
+restore = compiler.install()
+inputs = load_module(task.inputs_path, "keys_inputs")
+entry = getattr(load_module(task.solution_path, "keys_solution"), task.entry)
+for case in plan_cases(task, "cuda", 0):
+    with _meta_mode():
+        args = inputs.make_inputs(case.shape.as_dict(), case.dtype, make_generator("cpu", 0),
+                                  case.mode)
+        entry(*(relayout(a, case.layout) if i in task.strided_inputs and
+                case.layout != "contiguous" else a for i, a in enumerate(args)))
+restore()
+print(json.dumps([len(compiler.done), sum("*fp32" in key[2] for key in compiler.done)]))
+"""
+
+
+def test_conv2d_channels_last_gpu_job_compiles_little():
+    # its GPU job never finished in a ~500 s call (twice): 48 cases bound to 30 distinct
+    # compilations (sizes specialized per shape), 18 of them float32 FMA dots of BLOCK_C = 32
+    # (18432 FMAs of PTX, 13.8 s of CPU each with Triton 3.6 for sm_90): ~300 s of compiling.
+    # Sizes unspecialized and BLOCK_C = 16 (6.5 s): 22, 14 of them float32
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    env["PYTHONPATH"] = str(ROOT)
+    done = subprocess.run([sys.executable, "-c", _COMPILE_KEYS,
+                           "convolution.conv2d_channels_last"], capture_output=True, text=True,
+                          env=env, cwd=ROOT, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    keys, float32 = json.loads(done.stdout.strip().splitlines()[-1])
+    assert keys <= 22 and float32 <= 14, (keys, float32)
