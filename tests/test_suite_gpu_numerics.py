@@ -574,3 +574,24 @@ def test_conv2d_channels_last_gpu_job_compiles_little():
     assert done.returncode == 0, done.stderr[-2000:]
     keys, float32 = json.loads(done.stdout.strip().splitlines()[-1])
     assert keys <= 22 and float32 <= 14, (keys, float32)
+
+
+def test_decode_attention_scores_are_short_independent_fma_chains():
+    # a float32 tl.dot on sm_90 is one FMA chain over K: q's outliers make one product of a
+    # 128-term score dominate, and 128 roundings at its size put 47 outputs of an H100 run
+    # beyond 4x their sensitivity (32 allowed). A torch model of that chain gave 7 such misses
+    # in 16 sequences (0.44 a sequence, the H100 0.73); four independent chains of 32 summed
+    # after gave 0. The four score dots must each start from 0, not from the previous one
+    # (Triton folds `s + tl.dot(a, b)` into tt.dot(a, b, s): one chain again)
+    pointers = {p: "*fp32" for p in ("q_ptr", "kn_ptr", "vn_ptr", "kc_ptr", "vc_ptr", "o_ptr")}
+    asm = _compile("Fusion/decode_attention_kv_append", "_decode_append_kernel",
+                   {**pointers, "len_ptr": "*i32", "H": "i32", "HKV": "i32", "SMAX": "i32",
+                    "D": "i32", "scale": "fp32", "BLOCK_H": "constexpr", "BLOCK_N": "constexpr",
+                    "BLOCK_D": "constexpr", "CHUNK_D": "constexpr"},
+                   {"BLOCK_H": 16, "BLOCK_N": 64, "BLOCK_D": 128, "CHUNK_D": 32},
+                   {"num_warps": 4})
+    # (the type printed first is the left operand's: [16, 32] q chunks, [16, 64] p for p @ v)
+    dots = re.findall(r"= tt\.dot \S+, \S+, (%\S+)[^:]*: tensor<(\d+)x(\d+)", asm["ttgir"])
+    scores = [acc for acc, rows, k in dots if (rows, k) == ("16", "32")]
+    assert len(scores) == 4 and len(dots) == 5, dots
+    assert all(acc.startswith("%cst") for acc in scores), scores
