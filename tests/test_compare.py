@@ -334,6 +334,52 @@ def test_noise_amplified_where_the_answer_is_exactly_zero_passes_against_its_sen
     assert not judged.passed and "more than 4x both its sensitivity" in judged.message
 
 
+def _dot_rows(a, b):
+    return (a * b).sum(-1)
+
+
+def test_a_dominant_product_is_in_its_elements_sensitivity_however_the_signs_fall():
+    """Each row's answer is one large product plus small ones: one rounding of the inputs moves
+    it by ~u x that product. Moved together with independent random signs, the product's two
+    factors cancel at about half the rows in a draw, a quarter over two draws (AWQ, session 30:
+    an honest kernel failed on such rows). Each input is also moved alone: every row is seen."""
+    from kgb.judge.truth import float64_truth, sensitivity
+
+    gen = torch.Generator().manual_seed(7)
+    a = torch.randn(256, 64, generator=gen) * 1e-2
+    b = torch.randn(256, 64, generator=gen) * 1e-2
+    a[:, 5], b[:, 5] = 30.0, 40.0  # the dominant term: 1200
+    unit = torch.finfo(torch.float32).eps / 2
+    values = float64_truth(_dot_rows, (a, b))
+    assert not isinstance(values, str)
+    (moved,) = sensitivity(_dot_rows, (a, b), values, unit)
+    assert bool((moved >= 0.9 * unit * 1200).all()), int((moved < 0.9 * unit * 1200).sum())
+
+
+def _sign_of_difference(pred, target):
+    return torch.sign(pred - target) + 0.0 * pred
+
+
+def test_an_input_moved_alone_across_a_discontinuity_is_no_rounding_noise():
+    """pred == target exactly: an honest kernel's sign(pred - target) is 0 there, however it
+    rounds. Moving pred alone makes the difference +-u pred and flips the sign at every tie: a
+    jump, not a move that doubles with the perturbation, so it adds nothing (session 31:
+    counted, it let l1_backward's sign(0) = 1 near-miss pass). The draws of both inputs at once
+    flip it where their signs differ: ~3/4 of the ties over two draws, as before."""
+    from kgb.judge.truth import float64_truth, sensitivity
+
+    pred = torch.randn(4096, generator=torch.Generator().manual_seed(3))
+    target = pred.clone()
+    target[::2] += 1.0  # half the elements away from the tie
+    unit = torch.finfo(torch.float32).eps / 2
+    values = float64_truth(_sign_of_difference, (pred, target))
+    assert not isinstance(values, str)
+    (moved,) = sensitivity(_sign_of_difference, (pred, target), values, unit)
+    flipped = float((moved[1::2] > 0.5).double().mean())
+    assert 0.6 < flipped < 0.9, f"{flipped:.0%} of the ties' sign jumps counted as noise"
+    assert float(moved[::2].max()) < 1e-3  # away from the tie nothing moves
+
+
 def _noise_case(misses: int):
     """A float64 truth, PyTorch's result (the truth rounded once), a float32 baseline whose
     honest error reaches 5e-5 somewhere, and a kernel off by 1e-4 at `misses` elements where
