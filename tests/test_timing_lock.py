@@ -331,6 +331,35 @@ def test_freeze_reaches_processes_the_worker_forks_while_freezing(tmp_path):
         subprocess.run(["true"])
 
 
+def test_a_parent_held_in_vfork_counts_as_frozen(tmp_path):
+    """Attack: a worker that spawns a child held before its exec (posix_spawn's file action
+    opens a FIFO nobody writes) leaves the parent in the kernel's vfork wait, a state that is
+    never "stopped": every freeze of it failed, so each neighbour's timing window was shared
+    and its baselines did not count. The parent cannot run before the child, stopped too, gets
+    past its exec, and its SIGSTOP is pending: frozen. Thawed, the tree goes on."""
+    import psutil
+
+    fifo = tmp_path / "held"
+    os.mkfifo(fifo)
+    script = ("import os, sys\n"
+              "os.posix_spawn(sys.executable, [sys.executable, '-c', 'pass'], dict(os.environ), "
+              f"file_actions=[(os.POSIX_SPAWN_OPEN, 5, {str(fifo)!r}, os.O_RDONLY, 0)])\n"
+              f"open({str(tmp_path / 'spawned')!r}, 'w').close()\n")
+    child = Child([sys.executable, "-c", script], dict(os.environ), 4096, stdin_pipe=True)
+    try:
+        _wait_for(lambda: psutil.Process(child.proc.pid).children()
+                  and psutil.Process(child.proc.pid).status() == psutil.STATUS_DISK_SLEEP)
+        started = time.monotonic()
+        assert child.freeze()  # before: False after FREEZE_BOUND_S, the parent never stopped
+        assert time.monotonic() - started < 0.5
+        child.thaw()
+        with open(fifo, "w"):  # the held child gets past its exec: the parent returns
+            pass
+        _wait_for(lambda: (tmp_path / "spawned").exists(), 10)
+    finally:
+        child.wait(0.0)
+
+
 def test_a_tree_whose_processes_wake_each_other_is_frozen_whole(tmp_path):
     """Attack: two processes SIGCONT each other without pause, so one stopped before its
     sibling may be woken by it. Stopping each pid once (the first version of Child.freeze)

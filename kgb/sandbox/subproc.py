@@ -312,12 +312,38 @@ FREEZE_BOUND_S = 1.0
 
 
 def _stopped(proc: psutil.Process) -> bool:
-    """Stopped by a signal, or gone (a zombie or an exited process cannot run either)."""
+    """Stopped by a signal, or gone (a zombie or an exited process cannot run either), or held
+    in vfork with our stop pending (`_held_in_vfork`)."""
     try:
-        return proc.status() in (psutil.STATUS_STOPPED, psutil.STATUS_TRACING_STOP,
-                                 psutil.STATUS_ZOMBIE, psutil.STATUS_DEAD)
+        status = proc.status()
     except psutil.Error:
         return True
+    return status in (psutil.STATUS_STOPPED, psutil.STATUS_TRACING_STOP, psutil.STATUS_ZOMBIE,
+                      psutil.STATUS_DEAD) \
+        or (status == psutil.STATUS_DISK_SLEEP and _held_in_vfork(proc.pid))
+
+
+def _held_in_vfork(pid: int) -> bool:
+    """A parent waiting in vfork (posix_spawn, Python's subprocess) for a child that is not
+    past its exec: it cannot return to user space before the child execs or exits, and the
+    child is stopped by the same freeze; the SIGSTOP it was sent is pending and stops it the
+    moment it does return. It never shows stopped (seen in CI: a freeze that waited for it
+    failed, and a candidate could fail every freeze of its neighbours' windows so)."""
+    try:
+        with open(f"/proc/{pid}/wchan") as f:
+            wchan = f.read().strip()
+        with open(f"/proc/{pid}/status") as f:
+            pending = {line.split(":")[0]: int(line.split()[1], 16) for line in f
+                       if line.startswith(("SigPnd:", "ShdPnd:"))}
+    except (OSError, ValueError, IndexError):
+        return False
+    stop = 1 << (signal.SIGSTOP - 1)
+    return wchan in _VFORK_WAITS and any(mask & stop for mask in pending.values())
+
+
+# The kernel function a vfork parent sleeps in, as /proc/PID/wchan names it (6.x: the wait is
+# inlined into kernel_clone; older kernels name it).
+_VFORK_WAITS = frozenset({"kernel_clone", "wait_for_vfork_done", "_do_fork", "do_fork"})
 
 
 # Room kept on the host beyond Limits.log_bytes for the supervisor's report line.
