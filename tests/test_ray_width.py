@@ -172,3 +172,28 @@ def test_the_host_leaves_the_cpu_share_to_the_actors_unless_the_user_set_it():
 
     assert not cpus_given(()) and not cpus_given(("wall_time_s=5",))
     assert cpus_given(("cpus=3",))
+
+
+@pytest.mark.parametrize("fits", [True, False])
+def test_the_host_fits_the_cpu_share_only_where_the_placement_does_not(tmp_path, monkeypatch,
+                                                                       fits):
+    """`open_run` leaves a GPU job's CPU share to Ray's actors when the placement fits it on
+    its own nodes (the driver's cores say nothing of theirs); a placement that does not (a
+    local run's slots, RayPool) gets the host's cores over its slots, as before."""
+    import contextlib
+    import os
+    from pathlib import Path
+
+    import kgb.runner.verify as verify
+    from kgb.sandbox.process import ProcessSandbox
+
+    honest = Path(__file__).parents[1] / "examples" / "honest"
+    monkeypatch.setattr(os, "cpu_count", lambda: 64)
+    place = SimpleNamespace(device="cuda:0", slots=("cuda:0",) * 4, fits_cpus=fits,
+                            identity="cuda:NVIDIA H100 80GB HBM3")
+    options = verify.VerifyOptions(submission=honest, tasks_dir=honest.parents[1] / "tasks",
+                                   out_dir=tmp_path / "out", device="cuda", sandbox="process",
+                                   only=("activation.relu",))
+    with contextlib.ExitStack() as stack:
+        run = verify.open_run(options, stack, place, sandbox=ProcessSandbox())
+        assert run.ctx.limits.cpus == (Limits().cpus if fits else 16.0)  # 64 cores / 4 slots
