@@ -339,6 +339,19 @@ class JudgeRequest:
     # Baseline figures the host found in its trusted store (kgb.runner.baseline_cache): the
     # judge takes these instead of timing them again.
     cached: tuple[CachedBaseline, ...] = ()
+    # Where the outputs are read (issue 24, outputs handed over in place): the sandbox's own
+    # output folder through /proc/PID/root, its (st_dev, st_ino) checked on every open; None:
+    # the job's out/ folder, as the sandbox copied it out.
+    outputs_dir: str | None = None
+    outputs_ident: tuple[int, ...] = ()
+
+
+def outputs_folder(request: JudgeRequest) -> tuple[Path, tuple[int, ...]]:
+    """The folder a judge reads the candidate's outputs from, and the identity it must have
+    (empty: any; the job's own out/ folder)."""
+    if request.outputs_dir:
+        return Path(request.outputs_dir), request.outputs_ident
+    return Path(request.job_dir) / OUT_DIR, ()
 
 
 @dataclass(frozen=True)
@@ -466,6 +479,9 @@ class ExecRecord:
     shared_gpu: bool = False
     windows: tuple[LockWindow, ...] = ()
     frozen_s: float | None = None
+    # Outputs handed over in place (issue 24): bytes the judge read inside the sandbox's
+    # output folder instead of a copy in out/ (None: everything was copied out)
+    held_bytes: int | None = None
 
 
 @dataclass(frozen=True)

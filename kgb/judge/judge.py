@@ -9,6 +9,7 @@ safetensors (no pickle), size-capped, links refused."""
 from __future__ import annotations
 
 import os
+import stat
 import time
 from pathlib import Path
 from types import ModuleType
@@ -87,7 +88,7 @@ class _Job:
                  reference: Any, cache: Path) -> None:
         self.request, self.task = request, task
         self.inputs_module, self.reference, self.cache = inputs_module, reference, cache
-        self.out_dir = Path(request.job_dir) / P.OUT_DIR
+        self.out_dir, self.out_ident = P.outputs_folder(request)
         self.statistical = task.compare == "statistical"
         self.primary_inputs: tuple | None = None  # for a Random task's check_reseed
         self.idle_ghosts: set[tuple[int, int]] = set()  # (case, call): ghosts that cannot tell
@@ -126,7 +127,7 @@ class _Job:
                                    "differs between the workers", **base), None
         try:
             outputs = load_outputs(self.out_dir, P.output_file(case_index, call_index), device,
-                                   self.request.output_cap)
+                                   self.request.output_cap, self.out_ident)
         except (OSError, ValueError) as exc:  # the file is untrusted
             return P.CallJudgement(status=P.CaseStatus.FAILED,
                                    message=f"unreadable outputs: {P.cut(str(exc), 300)}",
@@ -202,17 +203,42 @@ class _Job:
         return outputs
 
 
-def load_outputs(out_dir: Path, name: str, device: str, cap: int) -> list[torch.Tensor]:
+def load_outputs(out_dir: Path, name: str, device: str, cap: int,
+                 ident: tuple[int, ...] = ()) -> list[torch.Tensor]:
     """The outputs of one call, from the one file the plan names, inside `out_dir` only, and
-    no larger than the output folder the sandbox allowed (`cap`)."""
-    path = out_dir / name
-    if path.is_symlink() or not path.is_file():
-        raise ValueError(P.MISSING_OUTPUT)
-    if path.resolve().parent != out_dir.resolve():
+    no larger than the output folder the sandbox allowed (`cap`).
+
+    `out_dir` may be the sandbox's own folder, handed over in place (/proc/PID/root/...: a
+    magic link that `resolve()` would turn into a host path): nothing is resolved. The folder
+    is opened and, given `ident`, must be that (st_dev, st_ino); the file is opened inside it
+    by its plain name, never through a link, never blocking on a fifo, and must be a regular
+    file within the cap; safetensors then reads that very file (/proc/self/fd)."""
+    if not name or "/" in name or name in (".", ".."):
         raise ValueError("the output file is not inside the job's output folder")
-    if path.stat().st_size > cap:
-        raise ValueError("the output file is over the size cap")
-    tensors = load_file(str(path), device=device)
+    try:
+        folder = os.open(out_dir, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except OSError as exc:
+        raise ValueError(P.MISSING_OUTPUT) from exc
+    try:
+        st = os.fstat(folder)
+        if ident and (st.st_dev, st.st_ino) != tuple(ident):
+            raise ValueError("the output folder is not the sandbox's it was handed over in")
+        try:
+            fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC,
+                         dir_fd=folder)
+        except OSError as exc:  # missing, a link (ELOOP), unreadable
+            raise ValueError(P.MISSING_OUTPUT) from exc
+    finally:
+        os.close(folder)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):  # a fifo, a folder, a device: opened, never read
+            raise ValueError(P.MISSING_OUTPUT)
+        if st.st_size > cap:
+            raise ValueError("the output file is over the size cap")
+        tensors = load_file(f"/proc/self/fd/{fd}", device=device)
+    finally:
+        os.close(fd)
     names = [P.OUTPUT_KEY.format(i) for i in range(len(tensors))]
     if sorted(tensors) != sorted(names):
         raise ValueError(f"unexpected tensor names {sorted(tensors)[:4]}")

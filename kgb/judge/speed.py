@@ -8,7 +8,6 @@ subtracts."""
 from __future__ import annotations
 
 import time
-from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -35,7 +34,7 @@ def recheck(request: P.JudgeRequest, task: Task, inputs_module: ModuleType,
     from kgb.judge.judge import load_outputs
 
     specs = {c.id: (i, c) for i, c in enumerate(request.cases)}
-    out_dir = Path(request.job_dir) / P.OUT_DIR
+    out_dir = P.outputs_folder(request)[0]  # the sandbox's own where handed over in place
     checks = []
     for commit in request.commits:
         if commit.case not in specs:
@@ -51,7 +50,7 @@ def _one(request, task, inputs_module, reference, out_dir, index, case, commit, 
          load_outputs) -> P.TimedCheck:
     try:
         outputs = load_outputs(out_dir, P.timed_file(index, rep), request.device,
-                               request.output_cap)
+                               request.output_cap, request.outputs_ident)
     except (OSError, ValueError) as exc:
         return P.TimedCheck(case.id, rep, P.CaseStatus.FAILED, P.cut(str(exc), 200),
                             RR.TIMED_OUTPUT_WRONG.id)

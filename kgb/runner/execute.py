@@ -27,7 +27,15 @@ from kgb.runner.interpreter import scan
 from kgb.runner.journal import write_finished
 from kgb.runner.judge_pool import JudgePool
 from kgb.runner.plan import Job, unrun_shapes
-from kgb.sandbox.base import ExecResult, Limits, Sandbox, SandboxRequest, Started, job_limits
+from kgb.sandbox.base import (
+    ExecResult,
+    HeldOutputs,
+    Limits,
+    Sandbox,
+    SandboxRequest,
+    Started,
+    job_limits,
+)
 
 KGB_ROOT = Path(kgb.__file__).resolve().parent
 JUDGE_TIMEOUT_S = 1800.0
@@ -128,7 +136,11 @@ def finish_job(prepared: PreparedJob, ctx: JobContext) -> P.JobRecord:
         try:
             _run(job, prepared.plan, job_dir, ctx, prepared.limits, clock, prepared.launch)
         finally:
-            prepared.launch.abandon()  # a no-op once it ran; ends it if it never did
+            # ends it if it never ran; releases a sandbox that held its outputs for the judge
+            # (success, failure, timeout, cancel, exception): its teardown is the job's time
+            released = time.monotonic()
+            prepared.launch.abandon()
+            clock.sandbox_s += time.monotonic() - released
     graded = time.monotonic()
     record = grade(job_dir, ctx.out_dir)
     now = time.monotonic()
@@ -272,7 +284,11 @@ def _run_and_judge(job: Job, plan: P.PlanRecord, job_dir: Path, launch: _Launch,
             seed_input=job.task.seed_input, claims=result.cases, commits=record.commits,
             timed_cases=timed, baselines=ctx.baselines, graph_cases=graphs,
             output_cap=ctx.limits.output_bytes,
-            cached=ctx.baseline_cache.lookup(keys) if ctx.baseline_cache and keys else ())
+            cached=ctx.baseline_cache.lookup(keys) if ctx.baseline_cache and keys else (),
+            # handed over in place: the judge reads the sandbox's own folder, which stays
+            # until finish_job releases it
+            outputs_dir=launch.held.folder if launch.held else None,
+            outputs_ident=launch.held.ident if launch.held else ())
         asked = time.monotonic()
         # On a shared GPU the judge is one of its tenants: it takes the timing lock only to
         # time its baselines and the empty loop (the jobs in flight frozen), and is frozen
@@ -329,22 +345,30 @@ def runtime_paths() -> tuple[Path, ...]:
 
 @dataclass
 class _Launch:
-    """A candidate's sandbox, started and held (Sandbox.start), with its scratch folder."""
+    """A candidate's sandbox, started and held (Sandbox.start), with its scratch folder; once
+    run, the outputs it may hold in place for the judge (ExecResult.held) until released."""
 
     started: Started
     tmp_dir: Path
     out: Path
     ran: bool = False
+    held: HeldOutputs | None = None
 
     def go(self) -> ExecResult:
         self.ran = True
         try:
-            return self.started.go()
+            execution = self.started.go()
         finally:
             shutil.rmtree(self.tmp_dir, ignore_errors=True)
+        self.held = execution.held
+        return execution
 
     def abandon(self) -> None:
+        """End it unrun, or release the outputs it holds; idempotent."""
         if self.ran:
+            held, self.held = self.held, None
+            if held is not None:
+                held.release()
             return
         self.ran = True
         try:
@@ -381,7 +405,8 @@ def _start_candidate(job: Job, plan: P.PlanRecord, job_dir: Path, ctx: JobContex
             env=tuple(sorted(worker_env(job.device, tmp_dir, ctx.limits).items())),
             tmp_dir=tmp_dir, device=job.device, label=f"{ctx.run_id}/{job.task.id}",
             cwd=out, cancel=ctx.cancel, keep_names=P.OUTPUT_NAMES, channel=True,
-            share=ctx.shares.get(job.device) if plan.timing else None)
+            share=ctx.shares.get(job.device) if plan.timing else None,
+            hand_over=hand_over_bytes())
         return _Launch(ctx.sandbox.start(request, limits), tmp_dir, out)
     except BaseException:
         shutil.rmtree(tmp_dir, ignore_errors=True)
@@ -406,6 +431,11 @@ def _run_candidate(launch: _Launch, job: Job, job_dir: Path, ctx: JobContext) ->
     if removed:
         execution = replace(execution, notes=execution.notes + (
             f"{removed} output entries the plan does not name were deleted",))
+    used = sum(f.stat().st_size for f in out.iterdir() if f.is_file())
+    if execution.held is not None:  # what the judge reads in place, as the plan names it
+        kept = planned_names(job, channel.commits if channel else ())
+        used += sum(size for name, size in execution.held.files
+                    if name in kept and not (out / name).is_file())
     (job_dir / P.STDOUT_LOG).write_text(execution.stdout)
     (job_dir / P.STDERR_LOG).write_text(execution.stderr)
     tail = [ln for ln in execution.stderr.strip().splitlines() if ln.strip()][-1:]
@@ -414,13 +444,13 @@ def _run_candidate(launch: _Launch, job: Job, job_dir: Path, ctx: JobContext) ->
                           P.cut(tail[0], 300) if tail else "", channel is not None,
                           channel.marks if channel else (), channel.commits if channel else (),
                           channel.compile_s if channel else None, execution.worker_s,
-                          sum(f.stat().st_size for f in out.iterdir() if f.is_file()),
-                          ctx.limits.output_bytes, shutil.disk_usage(out).free,
+                          used, ctx.limits.output_bytes, shutil.disk_usage(out).free,
                           channel.startup_s if channel else None,
                           channel.waited_s if channel else None,
                           ctx.shares.get(job.device) is not None and job.device != "cpu",
                           channel.windows if channel else (),
-                          channel.frozen_s if channel else None)
+                          channel.frozen_s if channel else None,
+                          execution.held.bytes if execution.held is not None else None)
     write_json_atomic(job_dir / P.EXEC_FILE, P.to_json(record), indent=1)
     return execution
 
@@ -496,6 +526,18 @@ def _run_judge(request: P.JudgeRequest, job_dir: Path, ctx: JobContext,
                                            f"answer (log: judges.log)")
     if status != "ok":  # a judgement from a failed judge is not evidence
         (job_dir / P.JUDGE_FILE).unlink(missing_ok=True)
+
+
+def hand_over_bytes() -> int | None:
+    """Outputs larger than this stay in the sandbox's folder for the judge (issue 24, "bytes
+    moved once"; bwrap and docker, where the host can read /proc/PID/root): EVIDENCE_BYTES, so
+    a job folder keeps the same small evidence as a copy-out left after pruning.
+    KGB_HAND_OVER=0 copies everything out as before (a benchmark's "before"); a number sets
+    the bound in bytes. The process backend writes the host folder itself: nothing to hand."""
+    value = os.environ.get("KGB_HAND_OVER", "").strip()
+    if value in ("0", "off"):
+        return None
+    return int(value) if value.isdigit() else EVIDENCE_BYTES
 
 
 def _prune_large_files(folders: tuple[Path, ...]) -> None:

@@ -53,6 +53,18 @@ only, because it must also run from a bare imported image), and:
    thawing it, writes `frozen <seconds>`: the run-time deadline moves out by that much and
    `wall_s` leaves it out (a verdict never depends on another job's window); stdin is read
    before every deadline check, so a wake never times out a job whose credit is queued.
+10. (with `hand_over`, a byte count: outputs are read in place, issue 24 "bytes moved once")
+   once the worker's tree is proven dead (`tree_killed`), sweeps the output tmpfs in place
+   with `_copy_out`'s filter (every entry that is not a regular file with a protocol name is
+   unlinked: links, fifos, sockets, devices, folders, unknown names) instead of copying it.
+   bwrap: copies out only the small files (the protocol's JSON and text files, outputs up to
+   `hand_over` bytes), reports `held` (what stayed, and the folder's device and inode), ends
+   its report with HELD_TAG and the nonce the host wrote first on our stdin (a worker never
+   saw it, so it cannot forge the line), and stays alive, holding the sandbox's mount
+   namespace, until the host writes `release` (EOF too) — or `copy`, where the host cannot
+   read through /proc/PID/root: then it copies out as step 5 and ends. docker: reports
+   `swept` and ends; the container (its idle process) holds the folder. With the tree not
+   proven dead, step 5 as before: nothing is read where a survivor could still write.
 
 Host-side helpers (`command`, `split_report`) live here too so both sides share one format.
 """
@@ -76,6 +88,7 @@ import time
 
 REPORT_TAG = b"\n@@kgb-supervisor@@ "
 LOCK_TAG = b"@@kgb-lock@@ "  # live lines on the supervisor's stdout (point 9)
+HELD_TAG = b"@@kgb-held@@ "  # + the host's nonce: the last line of a held report (point 10)
 MAX_FROZEN_S = 7 * 86400.0  # one `frozen` credit, at most (a host bug, not a lever)
 _PR_SET_PDEATHSIG, _PR_SET_DUMPABLE, _PR_CAPBSET_DROP = 1, 4, 24
 _PR_SET_CHILD_SUBREAPER, _PR_SET_NO_NEW_PRIVS = 36, 38
@@ -309,6 +322,67 @@ def _kill_everything(mode: str, uid: int | None, deadline_s: float = 10.0) -> bo
             return True
         time.sleep(0.01)
     return False
+
+
+def _sweep(src: str, keep: str) -> tuple[dict[str, int], int]:
+    """Hand-over in place (point 10), once no process of the worker's tree is left: unlink
+    every entry of the output folder that `_copy_out` would not copy (a name `keep` does not
+    match, a link, a fifo, a socket, a device, a folder), and make what stays readable by its
+    owner's group and others (the host may read it as another uid). Returns the regular files
+    that stay, name -> size, and how many entries went. Nothing can swap an entry between
+    these checks and the host's reads: no candidate process exists any more."""
+    import re
+    import shutil
+
+    kept: dict[str, int] = {}
+    removed = 0
+    for entry in os.scandir(src):
+        try:
+            st = entry.stat(follow_symlinks=False)
+        except OSError:
+            st = None
+        if st is not None and stat.S_ISREG(st.st_mode) and re.match(keep, entry.name):
+            try:
+                os.chmod(entry.path, 0o644)  # a regular file, lstat'ed: nothing to follow
+            except OSError:
+                pass
+            kept[entry.name] = st.st_size
+            continue
+        removed += 1
+        try:
+            if st is not None and stat.S_ISDIR(st.st_mode):
+                shutil.rmtree(entry.path)
+            else:
+                os.unlink(entry.path)
+        except OSError:
+            pass
+    return kept, removed
+
+
+def _hand_over(src: str, dst_fd: int, budget: int, keep: str, small: int) -> dict:
+    """Sweep the output tmpfs in place, copy out only its small files (the protocol's JSON
+    and text files, and outputs up to `small` bytes: a job folder keeps its small evidence),
+    and describe what stays for the host to read through /proc/PID/root (point 10)."""
+    files, removed = _sweep(src, keep)
+    copied = 0
+    for name, size in sorted(files.items()):
+        if name.endswith(".safetensors") and size > small:
+            continue
+        if size > budget - copied:
+            continue
+        fin = os.open(os.path.join(src, name), os.O_RDONLY | os.O_NOFOLLOW)
+        try:
+            fout = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644,
+                           dir_fd=dst_fd)
+            try:
+                copied += _copy_file(fin, fout, budget - copied)
+            finally:
+                os.close(fout)
+        finally:
+            os.close(fin)
+    st = os.stat(src)
+    return {"files": files, "ident": [st.st_dev, st.st_ino], "removed": removed,
+            "copied_bytes": copied}
 
 
 def _copy_out(src: str, dst_fd: int, budget: int, keep: str | None = None) -> tuple[int, int]:
@@ -741,6 +815,10 @@ def main(argv: list[str]) -> int:
         mark_r, mark_w = os.pipe()
         reply_r, reply_w = os.pipe()
         channel = (mark_w, reply_r)
+    # Hand-over in place (point 10): the host's secret for this sandbox, first on our stdin,
+    # before the worker exists: the line that says "held" must be one no worker can forge.
+    nonce = _read_nonce() if cfg.get("hand_over") is not None and export_fd is not None \
+        else None
     failed_r, failed_w = os.pipe2(os.O_CLOEXEC)
     pid = os.fork()
     if pid == 0:
@@ -780,21 +858,60 @@ def main(argv: list[str]) -> int:
                                              "interrupted": stop["signal"],
                                              "released": released}).encode() + b"\n")
         return 125
-    if export_fd is not None:
-        try:
-            copied, skipped = _copy_out(cfg["out_dir"], export_fd, int(cfg["out_bytes"]),
-                                        cfg.get("keep"))
-            report["copied_bytes"] = copied
-            if skipped:
-                notes.append(f"{skipped} output entries were not copied out (names the protocol "
-                             "does not know, links, devices, unreadable)")
-        except OSError as exc:
-            notes.append(f"copying outputs out failed: {exc}")
+    held = _settle(cfg, report, export_fd, nonce, notes)
     out, err = report.pop("_stdout"), report.pop("_stderr")
     report["notes"] = notes
     _write_all(1, out)
-    _write_all(2, err + REPORT_TAG + json.dumps(report).encode() + b"\n")
+    _write_all(2, err + REPORT_TAG + json.dumps(report).encode() + b"\n" +
+               (HELD_TAG + nonce + b"\n" if held and nonce else b""))
+    if not held:
+        return 0
+    # Held: no process of the worker is left (tree_killed), so nothing here can ptrace us
+    # any more; the host (another uid's view of this sandbox, or an unprivileged one) reads
+    # the folder through /proc/OUR_PID/root, which a non-dumpable process refuses.
+    libc.prctl(_PR_SET_DUMPABLE, 1)
+    try:
+        if _wait_for_release() == b"copy" and export_fd is not None:  # the host cannot read
+            _copy_out(cfg["out_dir"], export_fd, int(cfg["out_bytes"]), cfg.get("keep"))
+    except KeyboardInterrupt:
+        return 125
     return 0
+
+
+def _settle(cfg: dict, report: dict, export_fd: int | None, nonce: bytes | None,
+            notes: list[str]) -> bool:
+    """After the worker's tree was killed: copy the outputs out (steps 5), or hand them over
+    in place (point 10) where the host asked and the tree is proven dead; True when held."""
+    small = cfg.get("hand_over")
+    dead = report.get("tree_killed") is True and not report.get("not_started")
+    keep = cfg.get("keep")
+    if export_fd is None:  # docker: the host copies (or reads in place) after we exit
+        if small is not None and dead and keep:
+            try:
+                files, removed = _sweep(cfg["out_dir"], keep)
+                st = os.stat(cfg["out_dir"])
+                report["swept"] = {"files": files, "ident": [st.st_dev, st.st_ino],
+                                   "removed": removed}
+            except OSError as exc:
+                notes.append(f"sweeping the output folder failed: {exc}")
+        return False
+    if small is not None and nonce and dead and keep:
+        try:
+            report["held"] = _hand_over(cfg["out_dir"], export_fd, int(cfg["out_bytes"]), keep,
+                                        int(small))
+            report["copied_bytes"] = report["held"]["copied_bytes"]
+            return True
+        except OSError as exc:  # what the sweep left is copied out the usual way
+            notes.append(f"handing the outputs over in place failed ({exc}); copied out")
+    try:
+        copied, skipped = _copy_out(cfg["out_dir"], export_fd, int(cfg["out_bytes"]), keep)
+        report["copied_bytes"] = copied
+        if skipped:
+            notes.append(f"{skipped} output entries were not copied out (names the protocol "
+                         "does not know, links, devices, unreadable)")
+    except OSError as exc:
+        notes.append(f"copying outputs out failed: {exc}")
+    return False
 
 
 def _read_all(fd: int) -> bytes:
@@ -809,18 +926,56 @@ def _read_all(fd: int) -> bytes:
         data += chunk
 
 
-def _wait_for_go() -> bool:
-    """Block until the host writes `go` on our stdin (True) or closes it (False)."""
+def _read_line() -> bytes | None:
+    """One line from our stdin, byte by byte (nothing after it is consumed); None at EOF."""
     line = b""
     while not line.endswith(b"\n"):
         try:
             chunk = os.read(0, 1)
         except InterruptedError:
             continue
+        except BlockingIOError:
+            select_read([0])
+            continue
         if not chunk:
-            return False
+            return None
         line += chunk
-    return line.strip() == b"go"
+        if len(line) > 4096:  # the host writes short lines: anything else is no line of ours
+            return None
+    return line
+
+
+def select_read(fds: list[int]) -> None:
+    import select
+
+    select.select(fds, [], [])
+
+
+def _wait_for_go() -> bool:
+    """Block until the host writes `go` on our stdin (True) or closes it (False)."""
+    line = _read_line()
+    return line is not None and line.strip() == b"go"
+
+
+def _read_nonce() -> bytes | None:
+    """The host's `nonce <hex>` line (point 10); None if it sent none."""
+    line = _read_line()
+    word, _, value = (line or b"").strip().partition(b" ")
+    if word != b"nonce" or not 16 <= len(value) <= 128 or not value.isalnum():
+        return None
+    return value
+
+
+def _wait_for_release() -> bytes:
+    """Held (point 10): block until the host writes `release` (the judge is done: end) or
+    `copy` (it cannot read in place: copy out, then end); EOF is `release` — a host that died
+    leaves no sandbox behind. Other lines (the timing lock's last words) are skipped."""
+    while True:
+        line = _read_line()
+        if line is None:
+            return b"release"
+        if line.strip() in (b"release", b"copy"):
+            return line.strip()
 
 
 def _write_all(fd: int, data: bytes) -> None:

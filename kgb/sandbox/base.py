@@ -141,6 +141,26 @@ class SandboxRequest:
     # A GPU several jobs share (--jobs N with timing on): the worker's timed windows take its
     # exclusive timing lock through the supervisor, the others frozen (kgb/runner/gpu_share.py).
     share: GpuShare | None = field(default=None, compare=False)
+    # Hand the outputs over in place (issue 24, "bytes moved once"; needs `keep_names`): where
+    # the backend can, outputs over this many bytes stay in the sandbox's output tmpfs, swept
+    # once the worker's tree is dead, and the trusted side reads them there
+    # (ExecResult.held) until `HeldOutputs.release`. None: copy everything out, as before.
+    hand_over: int | None = None
+
+
+@dataclass(frozen=True)
+class HeldOutputs:
+    """Outputs handed over in place: the sandbox (its output tmpfs, swept, no candidate
+    process left) stays until `release`, which the runner calls once the judge is done."""
+
+    folder: str  # where the trusted side reads them: /proc/PID/root/<out_dir>
+    ident: tuple[int, int]  # (st_dev, st_ino) of that folder, checked on every open
+    files: tuple[tuple[str, int], ...]  # what stayed there: (name, bytes)
+    release: Callable[[], None] = field(compare=False, repr=False)
+
+    @property
+    def bytes(self) -> int:
+        return sum(size for _, size in self.files)
 
 
 @dataclass(frozen=True)
@@ -154,6 +174,8 @@ class ExecResult:
     notes: tuple[str, ...] = field(default=())  # backend remarks for the job log
     channel: dict | None = field(default=None, compare=False)  # the supervisor's marks/commits
     worker_s: float | None = None  # the worker's life on the supervisor's clock
+    # The outputs, held in the sandbox (SandboxRequest.hand_over): release it after judging.
+    held: HeldOutputs | None = field(default=None, compare=False)
 
 
 def worker_seconds(report: dict | None) -> float | None:

@@ -10,7 +10,9 @@ The sandbox (see docs/sandboxes.md for the full policy):
   invoking user's home is unreadable except for a read-only path inside it;
 - /tmp and the job's scratch folder: a tmpfs of `tmp_bytes`; /dev/shm: a small tmpfs; the
   output folder: a tmpfs of `output_bytes` (a hard cap kept by the kernel) that kgb's
-  supervisor copies to the host folder once the worker's tree is dead;
+  supervisor copies to the host folder once the worker's tree is dead — or, with
+  `hand_over`, sweeps in place and holds until the judge has read it through
+  /proc/PID/root (kgb/sandbox/handover.py), copying out only the small files;
 - a minimal /dev, a fresh /proc (bwrap keeps /proc/sys read-only); for a GPU job the control
   nodes, the one GPU's /dev/nvidiaN and /sys read-only;
 - the worker runs under the supervisor: as root kgb gives it a fresh unused uid (no
@@ -220,6 +222,8 @@ class BwrapSandbox(Sandbox):
                   "kill": "all", "export": EXPORT, "out_dir": out, "no_userns": True,
                   "out_bytes": limits.output_bytes, "keep": request.keep_names,
                   "channel": request.channel}
+        if request.hand_over is not None and request.keep_names:  # outputs read in place
+            config["hand_over"] = request.hand_over  # (_supervisor.py point 10)
         if root:
             config.update(uid=uid, gid=uid, chown=[out, tmp])
         else:

@@ -12,7 +12,10 @@ The container's own process is an idle `sleep` (uid 0, no capabilities). The wor
 every uid-65534 process killed when it ends. Then the host copies only regular files and
 folders, at most `output_bytes`, into the host output folder: straight from the output tmpfs
 through /proc/PID/root of the idle process where it may (root beside a local engine), else
-through a second exec (`tar`, uid 65534) that streams the tmpfs back to be unpacked. The host
+through a second exec (`tar`, uid 65534) that streams the tmpfs back to be unpacked. With
+`hand_over` (kgb/sandbox/handover.py) the supervisor sweeps the tmpfs in place instead, the host
+copies out only the small files and the judge reads the rest through /proc/PID/root; the
+container then stays until the runner releases it after judging. The host
 keeps its own deadline; `finally` always stops, kills and removes the container. Leftovers (a
 killed kgb) are found by label: `kgb sandbox clean`.
 """
@@ -35,6 +38,7 @@ from typing import Any
 from kgb.sandbox import _supervisor, gpu, images
 from kgb.sandbox.base import (
     ExecResult,
+    HeldOutputs,
     Limits,
     MiB,
     Sandbox,
@@ -200,6 +204,9 @@ class DockerSandbox(Sandbox):
                       "timeout_s": limits.wall_time_s, "log_bytes": limits.log_bytes,
                       "compile_budget_s": compile_budget_s(limits, request.channel),
                       "channel": request.channel, "hold": hold, "lock": lock is not None}
+            if request.hand_over is not None and request.keep_names:  # sweep in place
+                config.update(hand_over=request.hand_over, keep=request.keep_names,
+                              out_dir=str(request.out_dir))  # (_supervisor.py point 10)
             try:
                 worker = _ExecStream(client, container, _supervisor.command(python, config),
                                      limits, lock)
@@ -216,7 +223,7 @@ class DockerSandbox(Sandbox):
         import docker.errors
 
         start = time.monotonic()
-        tenant = None
+        tenant, held = None, None
         try:
             try:
                 # held and already gone: nothing of the candidate ran (see `stopped` below)
@@ -241,13 +248,20 @@ class DockerSandbox(Sandbox):
             stderr, report = _supervisor.split_report(err)
             if report is None or report.get("tree_killed") is False or host_timeout:
                 self._exec(client, container, ["/bin/sh", "-c", "kill -9 -1; exit 0"])
-            notes += self._collect(client, container, request, limits)
+            elif config.get("hand_over") is not None:
+                held = self._hold(container, request, limits, report)
+            if held is None:
+                notes += self._collect(client, container, request, limits)
+            else:
+                notes += held[1]
         finally:
-            self._remove(container)
+            if held is None:
+                self._remove(container)
         stopped = _supervisor.stopped_while_held(report)
         if stopped is None and ended_held and not host_timeout:
             stopped = f"the sandbox ended (exit code {code}) while it waited"
         if stopped is not None:  # the candidate never ran: kgb's side (subproc._result too)
+            self._remove(container)
             raise not_started(stopped, report)
         if report is None:
             notes.append("the sandbox supervisor did not report (killed from outside?); return "
@@ -263,7 +277,37 @@ class DockerSandbox(Sandbox):
                           max(0.0, time.monotonic() - start - frozen),
                           out.decode("utf-8", "replace"), stderr.decode("utf-8", "replace"),
                           truncated, tuple(notes),
-                          channel if isinstance(channel, dict) else None, worker_seconds(report))
+                          channel if isinstance(channel, dict) else None, worker_seconds(report),
+                          held[0] if held is not None else None)
+
+    def _hold(self, container, request: SandboxRequest, limits: Limits,
+              report: dict | None) -> tuple[HeldOutputs, list[str]] | None:
+        """Outputs handed over in place (_supervisor.py point 10): the supervisor swept the
+        output tmpfs once every uid-65534 process was dead; the host reads it through
+        /proc/PID/root of the container's idle process where it may (root beside a local
+        engine), copies out only the small files, and the container stays until the judge is
+        done. None: copy everything out as before (the tar stream where the host cannot)."""
+        from kgb.sandbox import handover
+
+        seen = handover.described(report, "swept")
+        if seen is None:
+            return None
+        files, ident = seen
+        try:
+            container.reload()
+            pid = int(container.attrs["State"]["Pid"])
+        except Exception:  # the engine's own errors too: the copy-out reports them
+            return None
+        folder = handover.locate([pid], str(request.out_dir), ident, files) if pid > 0 else None
+        if folder is None:
+            return None
+        try:
+            copied = handover.copy_small(folder, Path(request.out_dir), files,
+                                         request.hand_over or 0, limits.output_bytes)
+        except (OSError, ValueError):
+            return None  # the copy-out copies everything again over it (O_TRUNC)
+        return (HeldOutputs(folder, ident, files, lambda: self._remove(container)),
+                list(handover.notes(files, copied, report, "swept")))
 
     def _spec(self, request: SandboxRequest, limits: Limits, image_id: str,
               env: dict[str, str], notes: list[str]) -> dict:

@@ -11,6 +11,7 @@ its own kill of the tree)."""
 from __future__ import annotations
 
 import os
+import secrets
 import signal
 import subprocess
 import threading
@@ -36,6 +37,7 @@ class ChildOutcome:
     stderr: str
     truncated: bool
     stderr_bytes: bytes = b""  # the kept stderr undecoded, when Child.wait(raw=True)
+    held: bool = False  # the child said it holds (its stderr ended with the sentinel): alive
 
 
 class _CappedReader(threading.Thread):
@@ -43,11 +45,15 @@ class _CappedReader(threading.Thread):
     first `cap` bytes."""
 
     def __init__(self, stream, cap: int,
-                 live: Callable[[bytes], None] | None = None) -> None:
+                 live: Callable[[bytes], None] | None = None,
+                 sentinel: bytes | None = None) -> None:
         super().__init__(daemon=True)
         self.stream, self.cap = stream, cap
         self.kept = bytearray()
         self.truncated = False
+        # The stream's last bytes were `sentinel` (a held supervisor's last line, whatever the
+        # cap kept): set once, the child stays alive (kgb/sandbox/_supervisor.py, point 10).
+        self.sentinel, self.tail, self.seen = sentinel, b"", threading.Event()
         # the supervisor's live lock lines (its point 9), before the worker's stdout
         self.live = LiveSplitter(live) if live is not None else None
 
@@ -57,6 +63,10 @@ class _CappedReader(threading.Thread):
                 self.stream.read(1 << 20)
             if not chunk:
                 break
+            if self.sentinel is not None:
+                self.tail = (self.tail + chunk)[-len(self.sentinel):]
+                if self.tail == self.sentinel:
+                    self.seen.set()
             if self.live is not None:
                 chunk = self.live.feed(chunk)
                 if not chunk:
@@ -167,7 +177,8 @@ class Child:
 
     def __init__(self, argv: Sequence[str], env: dict[str, str], log_bytes: int,
                  cwd: str | None = None, preexec: Callable[[], None] | None = None,
-                 stdin_pipe: bool = False, live: Callable[[bytes], None] | None = None) -> None:
+                 stdin_pipe: bool = False, live: Callable[[bytes], None] | None = None,
+                 sentinel: bytes | None = None) -> None:
         self.start = time.monotonic()
         self.proc = _SPAWNER.submit(
             subprocess.Popen, list(argv), env=env, cwd=cwd,
@@ -175,7 +186,7 @@ class Child:
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
             close_fds=True, preexec_fn=preexec).result()
         self.readers = [_CappedReader(self.proc.stdout, log_bytes, live),
-                        _CappedReader(self.proc.stderr, log_bytes)]
+                        _CappedReader(self.proc.stderr, log_bytes, sentinel=sentinel)]
         for r in self.readers:
             r.start()
         self.seen: set[int] = set()
@@ -225,9 +236,10 @@ class Child:
         start = time.monotonic()
         proc, seen = self.proc, self.seen
         timed_out = False
+        held = self.readers[1].seen
         try:
             deadline = start + timeout_s
-            while proc.poll() is None:
+            while proc.poll() is None and not held.is_set():
                 if time.monotonic() > deadline + (frozen() if frozen is not None else 0.0):
                     timed_out = True
                     break
@@ -240,14 +252,31 @@ class Child:
                 except subprocess.TimeoutExpired:
                     pass
         finally:
-            self._end()
+            if not held.is_set():  # held: alive on purpose until finish_held
+                self._end()
         out, err = self.readers
+        if held.is_set():
+            kept = bytes(err.kept)
+            at = kept.rfind(err.sentinel or b"")
+            return ChildOutcome(None, False, time.monotonic() - start,
+                                out.kept.decode("utf-8", "replace"), "", out.truncated,
+                                kept[:at] if at >= 0 else kept, held=True)
         return ChildOutcome(
             returncode=None if timed_out else proc.returncode, timed_out=timed_out,
             wall_s=time.monotonic() - start,
             stdout=out.kept.decode("utf-8", "replace"),
             stderr=err.kept.decode("utf-8", "replace"),
             truncated=out.truncated or err.truncated, stderr_bytes=bytes(err.kept) if raw else b"")
+
+    def finish_held(self, line: bytes, timeout_s: float) -> None:
+        """End a held child: `line` on its stdin, which then closes (EOF alone means release),
+        and wait up to `timeout_s` for it to exit before the kill."""
+        self.release(line)
+        try:
+            self.proc.wait(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            pass
+        self._end()
 
     def _end(self) -> None:
         _kill_tree(self.proc, self.seen)
@@ -395,30 +424,68 @@ class SupervisedStart:
 
     def __init__(self, child: Child, limits: Limits, budget: float, notes: Sequence[str],
                  cancel: threading.Event | None, on_end: Callable[[], None] | None,
-                 hold: bool = True, lock: LockLines | None = None) -> None:
+                 hold: bool = True, lock: LockLines | None = None,
+                 out_dir: str | None = None) -> None:
         self.child, self.limits, self.budget, self.notes = child, limits, budget, list(notes)
         self.cancel, self.on_end, self.hold, self.lock = cancel, on_end, hold, lock
+        self.out_dir = out_dir  # set: the supervisor may hand its outputs over in place
 
     def go(self) -> ExecResult:
-        tenant = None
+        tenant, outcome = None, None
         try:
             # held (a stdin to say go on) and already gone: nothing of the candidate ran
             ended_held = self.hold and self.child.proc.stdin is not None and \
                 self.child.proc.poll() is not None
             if self.lock is not None:  # not released inside another job's timed window
                 tenant = self.lock.join(self.child, self.cancel)
-            self.child.release(b"go\n" if self.hold else b"", close=self.lock is None)
+            # stdin stays open for the lock's lines, and for `release` of held outputs
+            keep_stdin = self.lock is not None or self.out_dir is not None
+            self.child.release(b"go\n" if self.hold else b"", close=not keep_stdin)
             outcome = self.child.wait(self.limits.wall_time_s + self.budget + HOST_GRACE_S,
                                       raw=True, cancel=self.cancel,
                                       frozen=tenant.frozen_seconds if tenant else None)
         finally:
             if self.lock is not None:
                 self.lock.leave()
+            if outcome is None or not outcome.held:
                 self.child.release(b"")  # close the stdin kept open for the lock's lines
-            self._ended()
+                self._ended()
         if tenant is not None:  # the seconds another job's windows kept it frozen
             outcome = replace(outcome, wall_s=max(0.0, outcome.wall_s - tenant.frozen_s))
-        return _result(outcome, self.notes, ended_held)
+        if not outcome.held:
+            return _result(outcome, self.notes, ended_held)
+        try:
+            return self._take_held(_result(outcome, self.notes, ended_held),
+                                   _supervisor_report(outcome))
+        except BaseException:
+            self.release_held()
+            raise
+
+    def _take_held(self, result: ExecResult, report: dict | None) -> ExecResult:
+        """The supervisor holds the swept outputs: read them in place where this host can
+        (ExecResult.held, released by the runner after judging), else have it copy them out
+        and end, as without hand-over (kgb/sandbox/handover.py)."""
+        from kgb.sandbox import handover
+        from kgb.sandbox.base import HeldOutputs
+
+        seen = handover.described(report, "held")
+        folder = handover.locate(sorted(descendants(self.child.proc.pid)), self.out_dir or "",
+                                 seen[1], seen[0]) if seen is not None else None
+        if seen is None or folder is None:
+            self.child.finish_held(b"copy\n", COPY_BOUND_S)
+            self._ended()
+            return replace(result, notes=result.notes + (
+                "the outputs could not be read in place (/proc/PID/root of the sandbox is not "
+                "readable here): copied out",))
+        copied = int(report.get("copied_bytes") or 0) if report else 0
+        return replace(result, notes=result.notes + handover.notes(seen[0], copied, report,
+                                                                   "held"),
+                       held=HeldOutputs(folder, seen[1], seen[0], self.release_held))
+
+    def release_held(self) -> None:
+        """End the held sandbox (idempotent): its output tmpfs goes with its namespaces."""
+        self.child.finish_held(b"release\n", RELEASE_BOUND_S)
+        self._ended()
 
     def abandon(self) -> None:
         try:
@@ -450,16 +517,36 @@ def start_supervised(prefix: Sequence[str], python: str, config: dict, limits: L
         if share is not None and config.get("channel") else None
     config = dict(config, timeout_s=limits.wall_time_s, compile_budget_s=budget,
                   log_bytes=limits.log_bytes, hold=hold, lock=lock is not None)
+    # Hand-over in place (_supervisor.py point 10): a secret only the host and the supervisor
+    # know ends a held report, so a worker's stderr can never make the host think it holds.
+    nonce = secrets.token_hex(16).encode() \
+        if config.get("hand_over") is not None and config.get("export") else None
     try:
         child = Child(list(prefix) + _supervisor.command(python, config), {},
                       limits.log_bytes + REPORT_ROOM, cwd=cwd, preexec=preexec,
-                      stdin_pipe=hold or lock is not None,
-                      live=lock.line if lock is not None else None)
+                      stdin_pipe=hold or lock is not None or nonce is not None,
+                      live=lock.line if lock is not None else None,
+                      sentinel=_supervisor.HELD_TAG + nonce + b"\n" if nonce else None)
+        if nonce is not None:
+            child.say(b"nonce " + nonce + b"\n")
     except BaseException:
         if on_end is not None:
             on_end()
         raise
-    return SupervisedStart(child, limits, budget, notes, cancel, on_end, hold, lock)
+    return SupervisedStart(child, limits, budget, notes, cancel, on_end, hold, lock,
+                           str(config["out_dir"]) if nonce is not None else None)
+
+
+# A held supervisor told `copy` copies every output out first (the 32 GiB folder, at
+# disk speed); told `release` it only exits.
+COPY_BOUND_S = 900.0
+RELEASE_BOUND_S = 30.0
+
+
+def _supervisor_report(outcome: ChildOutcome) -> dict | None:
+    from kgb.sandbox import _supervisor
+
+    return _supervisor.split_report(outcome.stderr_bytes)[1]
 
 
 def _result(outcome: ChildOutcome, notes: Sequence[str], ended_held: bool = False) -> ExecResult:
