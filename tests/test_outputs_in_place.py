@@ -303,3 +303,48 @@ def test_the_judges_reader_never_follows_blocks_or_resolves(tmp_path):
         assert done and "missing" in done[0], (call, done)
     with pytest.raises(ValueError, match="not inside"):
         load_outputs(out, f"../out/{name}", "cpu", 1 << 20)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_kgb_verify_reads_in_place_with_the_verdicts_of_copy_out(backend, tmp_path,
+                                                                 monkeypatch):
+    """Through the whole pipeline, in place (KGB_HAND_OVER=1: every output counts as large)
+    and copied out (=0): the honest kernel passes both ways, the planter ends `incorrect` both
+    ways, and nothing of either run is left (processes, containers)."""
+    import kgb.runner.execute as execute
+    from kgb.runner.verify import VerifyOptions, run_verify
+    from kgb.suite.corpus import trimmed_suite
+
+    _backend(backend).close()
+    monkeypatch.setattr(execute, "static_findings", lambda source, job: [])  # the sandbox alone
+    suite = trimmed_suite(tmp_path / "suite", ["activation.relu", "math.addcmul"], shapes=1)
+    verdicts, held = {}, {}
+    for mode in ("1", "0"):
+        monkeypatch.setenv("KGB_HAND_OVER", mode)
+        out = tmp_path / f"run-{mode}"
+        report = run_verify(VerifyOptions(
+            submission=ROOT / "tests" / "fixtures" / "inplace", tasks_dir=suite, out_dir=out,
+            device="cpu", sandbox=backend, timeout_s=120, jobs=2), as_json=True)
+        verdicts[mode] = {job["task"]: job["verdict"] for job in report["jobs"]}
+        held[mode] = {task: P.read(P.ExecRecord, out / "jobs" / task / P.EXEC_FILE,
+                                   64 << 20).held_bytes for task in verdicts[mode]}
+        time.sleep(0.5)
+        assert not _left(str(out)), f"processes of the {mode} run outlived it"
+        if backend == "docker":
+            assert not _containers_of(report["run_id"] if "run_id" in report else None)
+    assert verdicts["1"] == verdicts["0"] == {"activation.relu": "passed",
+                                              "math.addcmul": "incorrect"}, verdicts
+    assert held["1"]["activation.relu"] and held["0"]["activation.relu"] is None, held
+
+
+def _containers_of(run_id: str | None) -> list:
+    import docker
+
+    client = docker.from_env()
+    try:
+        return [c for c in client.containers.list(all=True)
+                if run_id is None and c.labels.get("kgb.owner", "").endswith(f":{os.getpid()}")
+                or run_id is not None and c.labels.get("kgb.run") == run_id]
+    finally:
+        client.close()
