@@ -12,8 +12,16 @@ own relu with a 1M-element block, so Triton's interpreter runs it in seconds), t
    judge, total), the worker's stages on the supervisor's clock (exec.json marks), the sandbox's
    own start/teardown (its wall time less the worker's life) and the bytes it copied out.
 
+3. (`--teardown N`) the sandbox alone, N rounds alternating copy-out and hand-over in place
+   (issue 24, session 32): a worker that writes three outputs of --gb GiB, then the sandbox's
+   own time after the worker's end (go() less the worker's life, plus the release of a held
+   sandbox), the judge's read of one output (every byte touched) from where it lies, and the
+   CPU seconds of this process and its reaped children (the supervisor's copy-out).
+
+`KGB_HAND_OVER=0` in the environment gives kgb verify's "before" (everything copied out).
+
 Usage: python scripts/bench_large_outputs.py [--gb 1.0] [--backends process,bwrap]
-           [--out /tmp/kgb-large] [--skip-verify]"""
+           [--out /tmp/kgb-large] [--skip-verify] [--teardown N]"""
 
 from __future__ import annotations
 
@@ -135,12 +143,89 @@ def job_facts(job: Path, stderr: str = "") -> dict:
         facts["sandbox_own_s"] = round(record["wall_s"] - (record.get("worker_s") or 0), 3)
         facts["stages"] = _marks(record)
         facts["output_used_gib"] = round((record.get("output_used") or 0) / (1 << 30), 2)
+        facts["held_gib"] = None if record.get("held_bytes") is None else \
+            round(record["held_bytes"] / (1 << 30), 2)  # read in place (issue 24, s32)
         verdict = json.loads((job / "verdict.json").read_text())["verdict"]
         facts["verdict"] = f"{verdict['verdict']} {verdict.get('rule') or ''}".strip()
         facts["judge_steps"] = json.loads((job / "judge.json").read_text()).get("phases")
     except (OSError, ValueError, KeyError) as exc:
         facts["error"] = f"{exc!r}; stderr tail: {stderr[-600:]}"
     return facts
+
+
+WRITER = """
+import json, os, struct
+n = {n}
+header = json.dumps({{"out0": {{"dtype": "F32", "shape": [n], "data_offsets": [0, 4 * n]}}}})
+header = header.encode() + b" " * (-len(header) % 8)
+chunk = bytes(range(256)) * (1 << 18)  # 64 MiB of float32 bit patterns
+for i in range(3):
+    with open(f"case_000_call_{{i}}.safetensors", "wb") as f:
+        f.write(struct.pack("<Q", len(header)) + header)
+        left = 4 * n
+        while left:
+            left -= f.write(chunk[:min(left, len(chunk))])
+open("result.json", "w").write("{{}}")
+"""
+
+
+def teardown(backend: str, gib: float, rounds: int, out: Path) -> list[dict]:
+    """Copy-out vs hand-over in place, alternated, on one backend (see the docstring, 3)."""
+    import resource
+
+    from kgb import protocol as P
+    from kgb.judge.judge import load_outputs
+    from kgb.runner.execute import EVIDENCE_BYTES
+    from kgb.sandbox import create_sandbox
+    from kgb.sandbox.base import Limits, SandboxRequest
+
+    n = int(gib * (1 << 30)) // 4
+    sandbox = create_sandbox(backend)
+    rows = []
+    try:
+        for i in range(2 * rounds):
+            mode = ("copy-out", "in place")[i % 2]
+            base = out / f"teardown-{backend}-{i}"
+            shutil.rmtree(base, ignore_errors=True)
+            (base / "out").mkdir(parents=True)
+            base.chmod(0o755)
+            request = SandboxRequest(
+                argv=(sys.executable, "-c", WRITER.format(n=n)), out_dir=base / "out",
+                ro_paths=(), env=(), tmp_dir=base / "tmp", cwd=base / "out",
+                keep_names=P.OUTPUT_NAMES, label=f"bench/teardown-{i}",
+                hand_over=EVIDENCE_BYTES if mode == "in place" else None)
+            cpu0 = time.process_time()
+            kids0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+            start = time.perf_counter()
+            result = sandbox.start(request, Limits(wall_time_s=600, output_bytes=8 << 30)).go()
+            went = time.perf_counter() - start
+            folder = Path(result.held.folder) if result.held else base / "out"
+            ident = result.held.ident if result.held else ()
+            at = time.perf_counter()
+            loaded = load_outputs(folder, P.output_file(0, 0), "cpu", 8 << 30, ident)
+            float(loaded[0].sum())  # touch every page: a lazy map is not a load
+            read = time.perf_counter() - at
+            del loaded
+            at = time.perf_counter()
+            if result.held:
+                result.held.release()
+            released = time.perf_counter() - at
+            at = time.perf_counter()
+            shutil.rmtree(base)  # the runner's _prune_large_files, on the host disk
+            deleted = time.perf_counter() - at
+            kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpu = time.process_time() - cpu0 + (kids.ru_utime - kids0.ru_utime) + \
+                (kids.ru_stime - kids0.ru_stime)
+            rows.append({"backend": backend, "mode": mode, "rc": result.returncode,
+                         "worker_s": result.worker_s,
+                         "teardown_s": round(went - (result.worker_s or 0) + released, 2),
+                         "release_s": round(released, 3), "judge_read_s": round(read, 2),
+                         "delete_s": round(deleted, 2), "cpu_s": round(cpu, 2),
+                         "notes": list(result.notes)[:1]})
+            print(json.dumps(rows[-1]), flush=True)
+    finally:
+        sandbox.close()
+    return rows
 
 
 def main() -> int:
@@ -150,9 +235,15 @@ def main() -> int:
     parser.add_argument("--out", type=Path, default=Path(tempfile.gettempdir()) / "kgb-large")
     parser.add_argument("--skip-verify", action="store_true")
     parser.add_argument("--facts", type=Path, help="only print a finished job folder's phases")
+    parser.add_argument("--teardown", type=int, default=0,
+                        help="only the sandbox's teardown: N rounds of copy-out vs in place")
     args = parser.parse_args()
     if args.facts:
         print(json.dumps(job_facts(args.facts), indent=1))
+        return 0
+    if args.teardown:
+        for backend in args.backends.split(","):
+            teardown(backend, args.gb, args.teardown, args.out)
         return 0
     work = Path(tempfile.mkdtemp(prefix="kgb-large-"))
     try:
