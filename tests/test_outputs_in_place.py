@@ -75,7 +75,8 @@ def _plant(secret: Path, marker: str) -> str:
             "os.mkfifo('case_002_call_0.safetensors')\n"
             "os.mkdir('case_003_call_0.safetensors')\n"
             "open('case_003_call_0.safetensors/x', 'w').write('x')\n"
-            "open('junk.bin', 'w').write('junk')\n")
+            "open('junk.bin', 'w').write('junk')\n"
+            "print('x' * 299999)\n")  # a held supervisor's stdout has no EOF: read to its end
 
 
 def _request(code: str, out: Path, base: Path, label: str, small: int = SMALL
@@ -124,6 +125,7 @@ def test_the_held_folder_keeps_only_regular_protocol_files_and_release_leaves_no
         try:
             result = launch.go()
             assert result.returncode == 0, result.stderr[-500:]
+            assert len(result.stdout) == 300000
             held = result.held
             assert held is not None, result.notes  # root beside the engine: it can read there
             assert held.folder.startswith("/proc/") and held.folder.endswith(str(out))

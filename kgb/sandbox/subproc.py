@@ -256,6 +256,7 @@ class Child:
                 self._end()
         out, err = self.readers
         if held.is_set():
+            _drain(self.proc.stdout)  # written before the report: read it to its end
             kept = bytes(err.kept)
             at = kept.rfind(err.sentinel or b"")
             return ChildOutcome(None, False, time.monotonic() - start,
@@ -535,6 +536,26 @@ def start_supervised(prefix: Sequence[str], python: str, config: dict, limits: L
         raise
     return SupervisedStart(child, limits, budget, notes, cancel, on_end, hold, lock,
                            str(config["out_dir"]) if nonce is not None else None)
+
+
+def _drain(stream, bound_s: float = 2.0) -> None:
+    """Wait (up to `bound_s`) until a pipe whose writer stays alive has nothing left unread:
+    a held supervisor wrote the worker's stdout before its report, and no EOF will come."""
+    import fcntl
+    import struct
+    import termios
+
+    end = time.monotonic() + bound_s
+    while time.monotonic() < end:
+        try:
+            pending = struct.unpack("i", fcntl.ioctl(stream.fileno(), termios.FIONREAD,
+                                                     b"\0\0\0\0"))[0]
+        except (OSError, ValueError):
+            return
+        if not pending:
+            time.sleep(0.02)  # the reader thread's last chunk, read but not yet kept
+            return
+        time.sleep(0.01)
 
 
 # A held supervisor told `copy` copies every output out first (the 32 GiB folder, at
