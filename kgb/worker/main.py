@@ -39,6 +39,7 @@ from kgb.worker.outputs import (
     out_of_room,
     poison_allocator,
     save_outputs,
+    saved_copy,
     type_names,
 )
 
@@ -269,6 +270,9 @@ class _CallRunner:
         self.spec, self.task_inputs, self.entry = spec, task_inputs, entry
         self.counter, self.trace, self.sync, self.progress = counter, trace, sync, progress
         self.pending: list[_LateCheck] = []  # oldest first
+        # The case's primary outputs as saved, a copy no candidate code holds: what the
+        # same-values and nudged calls' files are encoded against (kgb.encoding)
+        self.primary_saved: tuple[torch.Tensor, ...] | None = None
 
     def settle(self, returned: tuple | None, last: bool = False) -> None:
         """Re-read the pending primary calls' outputs (threat 13), before the candidate runs
@@ -320,12 +324,15 @@ class _CallRunner:
             return P.CaseRecord(case.id, skipped=case.skip)
         calls: list[P.CallRecord] = []
         keep_alive: list[tuple] = []  # earlier calls' inputs: later ones land at new addresses
-        for call_index, call in enumerate(case.calls):
-            record, inputs = self.call(index, call_index, case, call)
-            calls.append(record)
-            keep_alive.append(inputs)
-            if record.status == P.CaseStatus.RAISED and call.kind == P.CallKind.PRIMARY:
-                break  # the other calls would raise the same way
+        try:
+            for call_index, call in enumerate(case.calls):
+                record, inputs = self.call(index, call_index, case, call)
+                calls.append(record)
+                keep_alive.append(inputs)
+                if record.status == P.CaseStatus.RAISED and call.kind == P.CallKind.PRIMARY:
+                    break  # the other calls would raise the same way
+        finally:
+            self.primary_saved = None
         return P.CaseRecord(case.id, tuple(calls))
 
     def call(self, case_index: int, call_index: int, case: P.CaseSpec,
@@ -387,7 +394,14 @@ class _CallRunner:
         metas = tuple(P.OutputMeta(str(o.dtype).removeprefix("torch."), tuple(o.shape),
                                    str(o.device)) for o in outputs)
         try:
-            save_outputs(outputs, Path(spec.out_dir) / P.output_file(case_index, call_index))
+            path = Path(spec.out_dir) / P.output_file(case_index, call_index)
+            if call.kind == P.CallKind.PRIMARY and _encoded_against(case):
+                copy = saved_copy(outputs)
+                save_outputs(copy, path)
+                self.primary_saved = copy  # only once its file holds it
+            else:
+                save_outputs(outputs, path, self.primary_saved if call.kind in _NEAR_PRIMARY
+                             else None, fill=call.kind == P.CallKind.GHOST)
         except Exception as exc:
             kind = P.ErrorKind.STORAGE if out_of_room(exc) else P.ErrorKind.RUNTIME
             return P.CallRecord(status=P.CaseStatus.RAISED, error_kind=kind,
@@ -400,6 +414,15 @@ class _CallRunner:
         found = aliases(outputs, inputs, spec.inplace)
         return P.CallRecord(status=P.CaseStatus.RETURNED, outputs=metas, aliases=found, **base,
                             **evidence), inputs
+
+
+# Calls whose outputs should equal the primary's but for a few elements: their files are
+# encoded against the primary's saved outputs (kgb.encoding).
+_NEAR_PRIMARY = frozenset({P.CallKind.SAME_VALUES, P.CallKind.NEAR_EQUAL})
+
+
+def _encoded_against(case: P.CaseSpec) -> bool:
+    return any(call.kind in _NEAR_PRIMARY for call in case.calls)
 
 
 def _keep_traceback(spec: P.JobSpec, progress: _Progress, exc: BaseException) -> None:
