@@ -350,3 +350,32 @@ def _containers_of(run_id: str | None) -> list:
                 or run_id is not None and c.labels.get("kgb.run") == run_id]
     finally:
         client.close()
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_worker_that_locks_its_folder_is_never_read_through_a_link(backend):
+    """The worker plants a link under a protocol name and takes the folder's write permission
+    away, so a supervisor without privileges (docker's, uid 65534) cannot sweep it: nothing is
+    held then (copy-out, which skips links); bwrap's root supervisor sweeps it anyway."""
+    sandbox = _backend(backend)
+    base, out = _folders()
+    code = (_plant(base / "nothing", "lock") + "os.chmod('.', 0o500)\n")
+    try:
+        result = sandbox.start(_request(code, out, base, f"t/lock-{secrets.token_hex(3)}"),
+                               Limits(wall_time_s=60)).go()
+    finally:
+        sandbox.close()
+    try:
+        folder = Path(result.held.folder) if result.held else out
+        ident = result.held.ident if result.held else ()
+        assert not (folder / "case_001_call_0.safetensors").is_symlink()
+        with pytest.raises(ValueError, match="missing"):
+            load_outputs(folder, "case_001_call_0.safetensors", "cpu", 1 << 30, ident)
+        read = load_outputs(folder, "case_000_call_0.safetensors", "cpu", 1 << 30, ident)
+        assert torch.equal(read[0], BIG)
+        if backend == "docker":  # its supervisor could not sweep: copied out instead
+            assert result.held is None, result.notes
+            assert any("sweeping the output folder failed" in n for n in result.notes)
+    finally:
+        if result.held:
+            result.held.release()

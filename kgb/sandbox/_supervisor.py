@@ -330,7 +330,9 @@ def _sweep(src: str, keep: str) -> tuple[dict[str, int], int]:
     match, a link, a fifo, a socket, a device, a folder), and make what stays readable by its
     owner's group and others (the host may read it as another uid). Returns the regular files
     that stay, name -> size, and how many entries went. Nothing can swap an entry between
-    these checks and the host's reads: no candidate process exists any more."""
+    these checks and the host's reads: no candidate process exists any more. Raises OSError
+    where an entry could not be removed or made readable (a worker that took the folder's
+    write permission away, say): nothing is held then, the caller copies out as before."""
     import re
     import shutil
 
@@ -342,20 +344,14 @@ def _sweep(src: str, keep: str) -> tuple[dict[str, int], int]:
         except OSError:
             st = None
         if st is not None and stat.S_ISREG(st.st_mode) and re.match(keep, entry.name):
-            try:
-                os.chmod(entry.path, 0o644)  # a regular file, lstat'ed: nothing to follow
-            except OSError:
-                pass
+            os.chmod(entry.path, 0o644)  # a regular file, lstat'ed: nothing to follow
             kept[entry.name] = st.st_size
             continue
         removed += 1
-        try:
-            if st is not None and stat.S_ISDIR(st.st_mode):
-                shutil.rmtree(entry.path)
-            else:
-                os.unlink(entry.path)
-        except OSError:
-            pass
+        if st is not None and stat.S_ISDIR(st.st_mode):
+            shutil.rmtree(entry.path)
+        else:
+            os.unlink(entry.path)
     return kept, removed
 
 
