@@ -16,7 +16,7 @@ from kgb.jsonfiles import write_json_atomic
 
 # What may be imported next to the candidate: the worker itself and the neutral modules.
 WORKER_MAY_IMPORT = re.compile(
-    r"^kgb(\.worker(\..*)?|\.protocol|\.jsonfiles|\.errors|\.tasks|\.tasks\.inputs"
+    r"^kgb(\.worker(\..*)?|\.protocol|\.jsonfiles|\.errors|\.encoding|\.tasks|\.tasks\.inputs"
     r"|\.tasks\.casegen|\.bench|\.bench\.(channel|l2|profiler|timer))?$")
 
 

@@ -22,6 +22,7 @@ from kgb import protocol as P
 from kgb.anticheat import runtime_rules as RR
 from kgb.jsonfiles import write_json_atomic
 from kgb.judge import ghost, speed
+from kgb.judge.encoded import decode_outputs
 from kgb.judge.inplace import as_judged
 from kgb.judge.truth import as_outputs, compare_for_task
 from kgb.tasks.casegen import call_inputs, fingerprint, load_module
@@ -127,7 +128,8 @@ class _Job:
                                    "differs between the workers", **base), None
         try:
             outputs = load_outputs(self.out_dir, P.output_file(case_index, call_index), device,
-                                   self.request.output_cap, self.out_ident)
+                                   self.request.output_cap, self.out_ident,
+                                   None if call.kind == P.CallKind.PRIMARY else primary)
         except (OSError, ValueError) as exc:  # the file is untrusted
             return P.CallJudgement(status=P.CaseStatus.FAILED,
                                    message=f"unreadable outputs: {P.cut(str(exc), 300)}",
@@ -204,9 +206,11 @@ class _Job:
 
 
 def load_outputs(out_dir: Path, name: str, device: str, cap: int,
-                 ident: tuple[int, ...] = ()) -> list[torch.Tensor]:
+                 ident: tuple[int, ...] = (),
+                 primary: list[torch.Tensor] | None = None) -> list[torch.Tensor]:
     """The outputs of one call, from the one file the plan names, inside `out_dir` only, and
-    no larger than the output folder the sandbox allowed (`cap`).
+    no larger than the output folder the sandbox allowed (`cap`); decoded (kgb.encoding) with
+    this case's `primary` outputs as the judge loaded them.
 
     `out_dir` may be the sandbox's own folder, handed over in place (/proc/PID/root/...: a
     magic link that `resolve()` would turn into a host path): nothing is resolved. The folder
@@ -239,10 +243,7 @@ def load_outputs(out_dir: Path, name: str, device: str, cap: int,
         tensors = load_file(f"/proc/self/fd/{fd}", device=device)
     finally:
         os.close(fd)
-    names = [P.OUTPUT_KEY.format(i) for i in range(len(tensors))]
-    if sorted(tensors) != sorted(names):
-        raise ValueError(f"unexpected tensor names {sorted(tensors)[:4]}")
-    return [tensors[n] for n in names]
+    return decode_outputs(tensors, primary, cap)
 
 
 def _same_bits(a: list[torch.Tensor], b: list[torch.Tensor]) -> bool:
