@@ -379,3 +379,36 @@ def test_a_worker_that_locks_its_folder_is_never_read_through_a_link(backend):
     finally:
         if result.held:
             result.held.release()
+
+
+@pytest.mark.bwrap
+def test_a_held_sandbox_under_the_timing_lock_keeps_its_windows_and_is_released():
+    """On a GPU several timed jobs share, the supervisor's stdin carries the lock's grants
+    and then, held, the release: a job that timed inside a granted window is handed over
+    with its window recorded, and ends at release (the GPU path, run on the CPU here)."""
+    from kgb.runner.gpu_share import GpuShare
+
+    sandbox = _backend("bwrap")
+    base, out = _folders()
+    fixtures = ROOT / "tests" / "fixtures" / "timing_lock"
+    code = (f"import runpy, sys; sys.path.insert(0, {str(fixtures)!r}); "
+            "open('result.json', 'w').write('{}'); sys.argv = ['honest', '0.2', '0.1']; "
+            f"runpy.run_path({str(fixtures / 'honest.py')!r}, run_name='__main__')")
+    share = GpuShare("cpu")
+    request = SandboxRequest(
+        argv=(sys.executable, "-c", code), out_dir=out, ro_paths=(fixtures,),
+        env=(("PYTHONDONTWRITEBYTECODE", "1"),), tmp_dir=base / "tmp", cwd=out,
+        keep_names=P.OUTPUT_NAMES, hand_over=SMALL, label="t/lock-held", channel=True,
+        share=share)
+    try:
+        result = sandbox.start(request, Limits(wall_time_s=60, compile_time_s=0.0)).go()
+    finally:
+        sandbox.close()
+    assert result.returncode == 0, result.stderr[-500:]
+    assert "answer T " in result.stdout and "@@kgb-lock@@" not in result.stdout
+    windows = (result.channel or {}).get("windows") or []
+    assert len(windows) == 1 and windows[0][2], windows  # one exclusive window
+    assert result.held is not None and {n for n, _ in result.held.files} == {"result.json"}
+    folder = result.held.folder
+    result.held.release()
+    assert not os.path.exists(folder)
