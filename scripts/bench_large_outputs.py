@@ -180,6 +180,7 @@ def teardown(backend: str, gib: float, rounds: int, out: Path) -> list[dict]:
     from kgb.sandbox.base import Limits, SandboxRequest
 
     n = int(gib * (1 << 30)) // 4
+    cap = max(8 << 30, 3 * 4 * n + (1 << 30))  # the three outputs fit the output folder
     sandbox = create_sandbox(backend)
     rows = []
     try:
@@ -197,12 +198,12 @@ def teardown(backend: str, gib: float, rounds: int, out: Path) -> list[dict]:
             cpu0 = time.process_time()
             kids0 = resource.getrusage(resource.RUSAGE_CHILDREN)
             start = time.perf_counter()
-            result = sandbox.start(request, Limits(wall_time_s=600, output_bytes=8 << 30)).go()
+            result = sandbox.start(request, Limits(wall_time_s=600, output_bytes=cap)).go()
             went = time.perf_counter() - start
             folder = Path(result.held.folder) if result.held else base / "out"
             ident = result.held.ident if result.held else ()
             at = time.perf_counter()
-            loaded = load_outputs(folder, P.output_file(0, 0), "cpu", 8 << 30, ident)
+            loaded = load_outputs(folder, P.output_file(0, 0), "cpu", cap, ident)
             float(loaded[0].sum())  # touch every page: a lazy map is not a load
             read = time.perf_counter() - at
             del loaded
