@@ -25,7 +25,9 @@ sys.path.insert(0, str(ROOT / "tests" / "fixtures" / "random"))
 import generators as G
 
 QUANT = ("nf4_dequant", "gguf_q4_0_dequant", "gguf_q8_0_quantize", "w8a16_int8_gemm",
-         "fp8_scaled_mm", "mxfp8_quantize", "rms_norm_per_token_int8", "kv_cache_int8_asym")
+         "fp8_scaled_mm", "mxfp8_quantize", "rms_norm_per_token_int8", "kv_cache_int8_asym",
+         "fp8_dequant_per_tensor", "fp8_dequant_per_token", "fp8_dequant_block_128x128",
+         "fp8_dequant_block_act_1x128")
 RANDOM = ("dropout2d", "alpha_dropout", "stochastic_round_bf16", "randint", "geometric",
           "mlm_masking")
 IDS = [f"quantization.{n}" for n in QUANT] + [f"random.{n}" for n in RANDOM]
@@ -198,6 +200,28 @@ WRONG: list[tuple[str, str, str, str, Callable]] = [
     ("kv_cache_int8_asym", "odd", "float16", "symmetric range",
      lambda kv: _kv(kv, symmetric=True)),
     ("kv_cache_int8_asym", "odd", "float32", "truncation", lambda kv: _kv(kv, truncate=True)),
+    ("fp8_dequant_per_tensor", "many-blocks", "float32", "scale rounded to bfloat16",
+     lambda q, s, p: (q.float() * s.bfloat16().float()).to(p.dtype)),
+    ("fp8_dequant_per_tensor", "medium", "bfloat16", "e5m2 codes read as e4m3fn",
+     lambda q, s, p: (q.view(torch.uint8).view(torch.float8_e4m3fn).float() * s).to(p.dtype)),
+    ("fp8_dequant_per_token", "long-rows", "float16", "e5m2 codes read as e4m3fn",
+     lambda q, s, p: (q.view(torch.uint8).view(torch.float8_e4m3fn).float() * s).to(p.dtype)),
+    ("fp8_dequant_per_token", "odd", "float16", "e4m3fn codes read as e5m2",
+     lambda q, s, p: (q.view(torch.uint8).view(torch.float8_e5m2).float() * s).to(p.dtype)),
+    ("fp8_dequant_per_token", "odd", "bfloat16", "the first row's scale for every row",
+     lambda q, s, p: (q.float() * s[:1]).to(p.dtype)),
+    ("fp8_dequant_block_128x128", "odd", "float32", "block index with GM as the row stride",
+     lambda q, s, p: (q.float() * s.reshape(-1)[
+         (torch.arange(q.shape[0])[:, None] // 128) * s.shape[0]
+         + torch.arange(q.shape[1])[None, :] // 128]).to(p.dtype)),
+    ("fp8_dequant_block_128x128", "medium", "bfloat16", "the product in bfloat16",
+     lambda q, s, p: (q.float().bfloat16() * s.repeat_interleave(128, 0).repeat_interleave(
+         128, 1)[:q.shape[0], :q.shape[1]].bfloat16()).to(p.dtype)),
+    ("fp8_dequant_block_act_1x128", "odd", "float16", "a per-token scale (the first group's)",
+     lambda q, s, p: (q.float() * s[:, :1]).to(p.dtype)),
+    ("fp8_dequant_block_act_1x128", "medium", "float32", "the scale rounded to float16",
+     lambda q, s, p: (q.float() * s.half().float().repeat_interleave(128, 1)[
+         :, :q.shape[1]]).to(p.dtype)),
 ]
 
 

@@ -15,7 +15,8 @@ QUANTIZATION = (
     "fp8_e4m3_per_token", "fp8_e5m2_per_token", "fp8_e4m3_per_tensor", "fp8_block_act_1x128",
     "fp8_block_weight_128x128", "int8_per_group", "int4_per_group_asym", "smoothquant_int8",
     "mxfp4_dequant", "nvfp4_dequant", "w8a8_int8_gemm", "fp8_block_gemm", "w4a16_awq_gemm",
-    "w4a16_gptq_gemm", "fp8_kv_cache_write",
+    "w4a16_gptq_gemm", "fp8_kv_cache_write", "fp8_e5m2_per_tensor", "fp8_e5m2_block_act_1x128",
+    "fp8_e5m2_block_weight_128x128",
 )
 # the Optimizer tasks are in place now: tests/test_inplace.py holds them to the suite bar
 IDS = [f"quantization.{n}" for n in QUANTIZATION]
@@ -58,7 +59,11 @@ def test_fp8_tasks_are_not_checkable_on_the_cpu_without_the_repair(suite):
     from kgb.protocol import FP8_CAST_FIX
     from kgb.runner.interpreter import FP8, InterpreterLimits, scan
 
-    for name in ("fp8_e4m3_per_token", "fp8_block_act_1x128", "fp8_block_weight_128x128"):
+    for name in ("fp8_e4m3_per_token", "fp8_block_act_1x128", "fp8_block_weight_128x128",
+                 "fp8_e5m2_per_tensor", "fp8_e5m2_block_act_1x128",
+                 "fp8_e5m2_block_weight_128x128", "fp8_dequant_per_tensor",
+                 "fp8_dequant_per_token", "fp8_dequant_block_128x128",
+                 "fp8_dequant_block_act_1x128"):
         features = scan((suite[f"quantization.{name}"].folder / "solution.py").read_text())
         assert FP8 in features
         assert InterpreterLimits(features).not_checkable("float32") is not None

@@ -127,6 +127,9 @@ FAMILIES = (
     Family("fp8_block_weight_128x128", "tile", 448.0, E4M3, wrong_qmax=240.0),
     Family("fp8_kv_cache_write", "kv", 448.0, E4M3),
     Family("mxfp8_quantize", "mx", 448.0, E4M3),
+    Family("fp8_e5m2_per_tensor", "tensor", 57344.0, E5M2, wrong_qmax=448.0),
+    Family("fp8_e5m2_block_act_1x128", "group", 57344.0, E5M2, wrong_qmax=448.0),
+    Family("fp8_e5m2_block_weight_128x128", "tile", 57344.0, E5M2, wrong_qmax=448.0),
 )
 HONEST = ("away", "recip", "qmax_over_amax", "away_recip", "away_qmax_over_amax")
 BIG, BIG_SEEDS = 100_000, 3  # shapes above BIG elements: only the first BIG_SEEDS seeds (CPU time)
@@ -300,7 +303,8 @@ def measure(fam: Family, seeds: range) -> dict[str, dict]:
 # Tasks judged by the share of codes that moved (int_mismatch), and those that keep rel_l2 over
 # their codes because it separates the honest roundings from the wrong ones with margin.
 SHARE = ("fp8_e4m3_per_token", "fp8_e5m2_per_token", "fp8_block_act_1x128",
-         "fp8_block_weight_128x128", "fp8_e4m3_per_tensor")
+         "fp8_block_weight_128x128", "fp8_e4m3_per_tensor", "fp8_e5m2_per_tensor",
+         "fp8_e5m2_block_act_1x128", "fp8_e5m2_block_weight_128x128")
 KEPT = ("int8_per_group", "smoothquant_int8", "mxfp8_quantize", "fp8_kv_cache_write")
 # mxfp8's quotient x * 2**-e is exact: no other float32 rounding exists, and its contract says
 # ties to even (the hardware's cvt.rn): ties away from zero is not an honest variant there.
