@@ -338,3 +338,42 @@ def test_dropout2d_drops_whole_channels_and_alpha_dropout_has_its_two_values():
     u = G.honest(x.numel(), seed).reshape(x.shape)
     plain = torch.where(u >= p, (x.float() / (1 - p)).to(x.dtype), torch.zeros_like(x))
     assert _rnd("alpha_dropout", "reference").check((plain,), inputs)
+
+
+# ------------------------------------------------------------------ every task of both families
+# Read from the folders, not from the lists above: a task added to either family later is held
+# to the family's bar without being named here (the lists hold per-task specifics).
+def _folders(category: str) -> list[str]:
+    return sorted(f.name for f in (ROOT / "tasks" / category).iterdir()
+                  if (f / "task.toml").is_file())
+
+
+def _task_in(suite, category: str, folder: str):
+    found = [t for t in suite.values() if t.folder == ROOT / "tasks" / category / folder]
+    assert len(found) == 1, f"tasks/{category}/{folder} is not one task of the suite"
+    return found[0]
+
+
+@pytest.mark.parametrize("folder", _folders("Random"))
+def test_every_random_task_states_its_false_failure_bound_and_leaves_its_inputs(suite, folder):
+    task = _task_in(suite, "Random", folder)
+    text = " ".join(task.description.lower().split())
+    assert task.compare == "statistical" and task.seed_input is not None
+    assert "1e-9" in text  # the per-call false-failure bound (docs/tasks.md)
+    assert "do not modify the input" in text  # a description must work alone
+
+
+@pytest.mark.parametrize("folder", _folders("Quantization"))
+def test_every_quantization_task_states_its_contract_and_forbids_the_apis(suite, folder):
+    task = _task_in(suite, "Quantization", folder)
+    text = " ".join(task.description.lower().split())
+    assert "torch.ao" in task.forbid
+    assert {"fp8", "int8", "int4", "fp4"} & set(task.precisions)
+    assert "do not modify the input" in text
+    # the ban in words: quantization APIs by name or kind, or no PyTorch compute on the host
+    assert any(w in text for w in ("quantization api", "no pytorch", "_scaled_mm", "_int_mm"))
+    gemm = "gemm" in folder or folder.endswith("_mm")
+    # a broken rounding contract is no rounding noise; only a float GEMM's accumulation order is
+    assert task.strict_tolerance or gemm
+    if not gemm and "dequant" not in folder:  # a quantizer: round, clamp, the ties rule
+        assert "round" in text and "clamp" in text and ("even" in text or "away" in text)
