@@ -60,7 +60,9 @@ def test_quantization_tasks_state_the_contract_and_forbid_the_apis(suite, name):
     task = suite[f"quantization.{name}"]
     assert "torch.ao" in task.forbid and task.precisions
     gemm = name in ("w8a16_int8_gemm", "fp8_scaled_mm")
-    assert task.strict_tolerance == (not gemm)  # float GEMMs: accumulation order is noise
+    # float GEMMs: accumulation order is noise; fp8_scaled_mm is strict since 734706b (its
+    # tightened float16 bound is what fails bfloat16 rounding, which the float64 truth forgave)
+    assert task.strict_tolerance == (not gemm or name == "fp8_scaled_mm")
     text = " ".join(task.description.lower().split())
     if name in QUANTIZERS:
         assert "round" in text and "clamp" in text and ("even" in text or "away" in text)
