@@ -74,6 +74,15 @@ def test_tasks_whose_honest_spread_overlaps_bfloat16_keep_the_float8_step():
     assert not any(Q._format_down_applies(addcmul, d) for d in addcmul.dtypes)
 
 
+def test_every_sixteen_bit_only_gemm_fails_its_answer_one_format_down():
+    """`make test` samples a quarter of the suite's quality checks and none of these: the probe
+    is held here, on every CPU shape (the swiglu MLP, 12 s of CPU, in the test below)."""
+    for folder in ("fp8_scaled_mm", "fp8_block_gemm", "w4a16_awq_gemm", "w4a16_gptq_gemm",
+                   "w8a16_int8_gemm"):
+        task = load_task(ROOT / "tasks/Quantization" / folder)
+        assert Q.check_format_down(Q.TaskProbe(task), Q._cases(task, True)) == [], task.id
+
+
 def test_the_float8_step_needs_the_larger_cpu_shapes_of_the_swiglu_mlp():
     """Its tiny output (384 elements) at e4m3 precision sits inside the float64 truth's
     forgiveness; the larger CPU shapes fail it (6 of its 8 CPU cases) — why the probe runs on
