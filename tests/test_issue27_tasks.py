@@ -69,3 +69,20 @@ def test_fp8_tasks_are_not_checkable_on_the_cpu_without_the_repair(suite):
         assert InterpreterLimits(features).not_checkable("float32") is not None
         assert InterpreterLimits(features, frozenset({FP8_CAST_FIX})).not_checkable(
             "float32") is None
+
+
+def test_a_float8_kernel_that_names_no_float8_type_is_still_flagged_by_its_task(suite):
+    """A dequantizer needs no float8 name (`tl.load(codes).to(tl.float32)` on a float8 pointer):
+    found by names alone it was checked as if the interpreter handled float8, and on a Triton
+    without kgb's cast repair an honest kernel would be `incorrect` where it is not checkable.
+    The task's own precisions (fp8) flag it."""
+    from kgb.runner.interpreter import FP8, scan
+
+    task = suite["quantization.fp8_dequant_per_tensor"]
+    nameless = ("import triton\nimport triton.language as tl\n\n@triton.jit\n"
+                "def k(q, o, n, B: tl.constexpr):\n"
+                "    i = tl.arange(0, B)\n"
+                "    tl.store(o + i, tl.load(q + i, mask=i < n).to(tl.float32), mask=i < n)\n")
+    assert FP8 not in scan(nameless)
+    assert "fp8" in task.precisions and FP8 in scan(nameless, task.precisions)
+    assert FP8 not in scan(nameless, suite["activation.relu"].precisions)

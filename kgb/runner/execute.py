@@ -180,7 +180,8 @@ def _plan_record(job: Job, ctx: JobContext, source: str | None
         timeout_s=limits.wall_time_s, compile_budget_s=limits.compile_time_s,
         cases=tuple(c.spec(None, *job.task.cost(c.shape.as_dict(), c.dtype)) for c in job.cases),
         findings=tuple(findings),
-        interpreter_features=tuple(sorted(scan(source))) if interpreter and source else (),
+        interpreter_features=tuple(sorted(scan(source, job.task.precisions)))
+        if interpreter and source else (),
         floor_peaks=ctx.peaks[0] if ctx.peaks else None,
         efficiency_peaks=ctx.peaks[1] if ctx.peaks else None,
         timing=ctx.timing and not interpreter,

@@ -103,8 +103,14 @@ class _KernelScanner(cst.CSTVisitor):
             self.features.add(BOOL_OPS)
 
 
-def scan(source: str) -> frozenset[str]:
-    """The interpreter-limit features of a kernel file (names above)."""
+def scan(source: str, task_precisions: tuple[str, ...] = ()) -> frozenset[str]:
+    """The interpreter-limit features of a kernel file (names above). A task that consumes or
+    produces float8 (`precisions` has fp8) uses it whatever the file names: a dequantizer's
+    `tl.load(codes).to(tl.float32)` on a float8 pointer names no float8 type."""
+    return _scanned(source) | ({FP8} if "fp8" in task_precisions else set())
+
+
+def _scanned(source: str) -> frozenset[str]:
     from kgb.anticheat.static import triton_kernels
 
     try:
