@@ -641,7 +641,9 @@ def test_the_supervisor_channel_times_marks_and_picks_what_to_keep(backend, tmp_
     for seen, channel in runs:
         assert seen["live"] and channel is not None
         (start, t0), (end, t1) = channel["marks"]
-        assert (start, end) == ("start c0", "end c0") and t1 - t0 >= 0.2
+        # timed on arrival: a first mark read a few ms late under load shortens the 0.2 s
+        # sleep between them (CI at load 8: 0.197 s)
+        assert (start, end) == ("start c0", "end c0") and t1 - t0 >= 0.15
         commit, huge = channel["commits"]
         assert commit["case"] == "c0" and len(commit["fingerprints"]) == 100
         assert commit["keep"] == seen["keep"] and len(seen["keep"]) == 4
