@@ -145,8 +145,10 @@ def _encoded(i: int, t: torch.Tensor, twin: torch.Tensor | None,
             and twin.device == t.device:
         where = torch.nonzero(bits != twin.reshape(-1).view(as_bits)).reshape(-1)
         if where.numel() * (8 + t.element_size()) * 2 <= t.numel() * t.element_size():
+            # gathered as integers: advanced indexing need not support every float dtype
+            # (float8 on some devices); the bits are the same
             return [(DELTA_INDEX_KEY.format(i), where.to(torch.int64)),
-                    (DELTA_VALUE_KEY.format(i), t.reshape(-1)[where])]
+                    (DELTA_VALUE_KEY.format(i), bits[where].view(t.dtype))]
     if fill and bool((bits == bits[0]).all()):
         return [(FILL_KEY.format(i), t.reshape(-1)[:1].clone()),
                 (FILL_SHAPE_KEY.format(i), torch.tensor(list(t.shape), dtype=torch.int64))]
