@@ -316,9 +316,11 @@ def test_freeze_reaches_processes_the_worker_forks_while_freezing(tmp_path):
     child = Child([sys.executable, "-c", script], dict(os.environ), 4096, stdin_pipe=True)
     try:
         # every child past its exec: a vfork child stopped before it (CI, s31) leaves its parent
-        # in the kernel's vfork wait, never in the stopped state (the freeze then reports False,
-        # a shared window; kgb's answer to it, not this test's subject)
-        _wait_for(lambda: sum("while True" in " ".join(p.cmdline())
+        # in the kernel's vfork wait, never in the stopped state (a freeze counts that parent
+        # frozen, test_a_parent_held_in_vfork_counts_as_frozen; not this test's subject). Before
+        # its exec a child's command line is its parent's, which holds the loop's text too (CI,
+        # s32): the exec'ed program's own last argument is what tells.
+        _wait_for(lambda: sum(_argv_tail(p).startswith("import time")
                               for p in psutil.Process(child.proc.pid).children(recursive=True)) >= 3)
         assert child.freeze()
         tree = [psutil.Process(child.proc.pid),
@@ -329,6 +331,14 @@ def test_freeze_reaches_processes_the_worker_forks_while_freezing(tmp_path):
     finally:
         child.wait(0.0)
         subprocess.run(["true"])
+
+
+def _argv_tail(proc) -> str:
+    try:
+        argv = proc.cmdline()
+    except Exception:  # gone, or a zombie: not a running loop
+        return ""
+    return argv[-1] if argv else ""
 
 
 def test_a_parent_held_in_vfork_counts_as_frozen(tmp_path):
