@@ -360,14 +360,33 @@ def _hand_over(src: str, dst_fd: int, budget: int, keep: str, small: int) -> dic
     and text files, and outputs up to `small` bytes: a job folder keeps its small evidence),
     and describe what stays for the host to read through /proc/PID/root (point 10)."""
     files, removed = _sweep(src, keep)
+    src_fd = os.open(src, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        copied = copy_small(src_fd, dst_fd, sorted(files.items()), small, budget)
+    finally:
+        os.close(src_fd)
+    st = os.stat(src)
+    return {"files": files, "ident": [st.st_dev, st.st_ino], "removed": removed,
+            "copied_bytes": copied}
+
+
+def copy_small(src_fd: int, dst_fd: int, files, small: int, budget: int) -> int:
+    """Copy the small files of a handed-over folder (point 10: the protocol's JSON and text
+    files, outputs up to `small` bytes) from `src_fd` into `dst_fd`, at most `budget` bytes;
+    the bytes copied. Each source is opened by its plain name, never through a link, never
+    blocking on a fifo, and must be a regular file. Shared by this supervisor (bwrap) and the
+    host (kgb.sandbox.handover, docker)."""
     copied = 0
-    for name, size in sorted(files.items()):
-        if name.endswith(".safetensors") and size > small:
+    for name, size in files:
+        if (name.endswith(".safetensors") and size > small) or size > budget - copied:
             continue
-        if size > budget - copied:
-            continue
-        fin = os.open(os.path.join(src, name), os.O_RDONLY | os.O_NOFOLLOW)
+        if not name or "/" in name or name in (".", ".."):
+            raise OSError(errno.EINVAL, f"not a plain file name: {name[:80]!r}")
+        fin = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=src_fd)
         try:
+            if not stat.S_ISREG(os.fstat(fin).st_mode):  # OSError: what the callers catch
+                raise OSError(errno.EINVAL, f"{name[:80]!r} is not a regular file")
+            os.set_blocking(fin, True)
             fout = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644,
                            dir_fd=dst_fd)
             try:
@@ -376,9 +395,7 @@ def _hand_over(src: str, dst_fd: int, budget: int, keep: str, small: int) -> dic
                 os.close(fout)
         finally:
             os.close(fin)
-    st = os.stat(src)
-    return {"files": files, "ident": [st.st_dev, st.st_ino], "removed": removed,
-            "copied_bytes": copied}
+    return copied
 
 
 def _copy_out(src: str, dst_fd: int, budget: int, keep: str | None = None) -> tuple[int, int]:

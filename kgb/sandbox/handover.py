@@ -90,29 +90,15 @@ def copy_small(folder: str, dest: Path, files: Files, small: int, budget: int) -
     """Copy the small held files (the protocol's JSON and text files, outputs up to `small`
     bytes) into the host folder `dest`, as the bwrap supervisor does (docker: its supervisor
     has no host folder). Bytes copied."""
-    from kgb.sandbox._supervisor import _copy_file
+    from kgb.sandbox._supervisor import copy_small as copy_between
 
-    copied = 0
     src = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
     dst = os.open(dest, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
     try:
-        for name, size in files:
-            if (name.endswith(".safetensors") and size > small) or size > budget - copied:
-                continue
-            fin = open_regular(src, name)
-            try:
-                fout = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW,
-                               0o644, dir_fd=dst)
-                try:
-                    copied += _copy_file(fin, fout, budget - copied)
-                finally:
-                    os.close(fout)
-            finally:
-                os.close(fin)
+        return copy_between(src, dst, files, small, budget)
     finally:
         os.close(src)
         os.close(dst)
-    return copied
 
 
 def notes(files: Files, copied: int, report: dict | None, key: str) -> tuple[str, ...]:
