@@ -8,6 +8,7 @@ safetensors (no pickle), size-capped, links refused."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import stat
 import time
@@ -84,6 +85,26 @@ class _PhaseClock:
         self.phases.append(P.Phase(f"{name}:other", round(rest, 4)))
 
 
+PRIMARY_CHANGED = ("the judge's copy of the primary outputs changed in place after it was "
+                   "judged; the later calls, compared or decoded against it, are not judged")
+
+
+class _Loaded:
+    """A call's outputs as the judge loaded them. A case's primary outputs are judged, then
+    the later calls' same-bits checks and their encoded outputs (a delta from these very
+    tensors, kgb.judge.encoded) rely on nothing in the judge -- a task's check, a comparison --
+    having changed them in place since the load: torch counts every in-place change of a
+    tensor and its views (`_version`), so a change is seen and those calls are `infra` (kgb's
+    fault), never judged against other values."""
+
+    def __init__(self, outputs: list[torch.Tensor]) -> None:
+        self.outputs = outputs
+        self._versions = [t._version for t in outputs]
+
+    def untouched(self) -> bool:
+        return [t._version for t in self.outputs] == self._versions
+
+
 class _Job:
     def __init__(self, request: P.JudgeRequest, task: Task, inputs_module: ModuleType,
                  reference: Any, cache: Path) -> None:
@@ -100,21 +121,30 @@ class _Job:
         if case.skip is not None or claim is None or claim.skipped is not None:
             return P.CaseJudgement(case.id)
         judged: list[P.CallJudgement] = []
-        primary: list[torch.Tensor] | None = None
+        primary: _Loaded | None = None
         for call_index, call in enumerate(case.calls):
             record = claim.calls[call_index] if call_index < len(claim.calls) else None
             began = time.perf_counter()
-            verdict, outputs = self.call(index, call_index, case, call, record, primary)
+            if primary is not None and not primary.untouched():
+                verdict, loaded = P.CallJudgement(
+                    index=call_index, kind=call.kind, status=P.CaseStatus.INFRA,
+                    message=PRIMARY_CHANGED), None
+            else:
+                verdict, loaded = self.call(index, call_index, case, call, record,
+                                            primary.outputs if primary else None)
             kind = "primary" if call.kind == P.CallKind.PRIMARY else "checks"
             self.seconds[kind] += time.perf_counter() - began
-            judged.append(verdict)
             if call.kind == P.CallKind.PRIMARY:
-                primary = outputs
+                primary = loaded
+                if loaded is not None and not loaded.untouched():  # changed while judged
+                    verdict = dataclasses.replace(verdict, status=P.CaseStatus.INFRA,
+                                                  message=PRIMARY_CHANGED, rule=None)
+            judged.append(verdict)
         return P.CaseJudgement(case.id, tuple(judged))
 
     def call(self, case_index: int, call_index: int, case: P.CaseSpec, call: P.CallSpec,
              record: P.CallRecord | None, primary: list[torch.Tensor] | None
-             ) -> tuple[P.CallJudgement, list[torch.Tensor] | None]:
+             ) -> tuple[P.CallJudgement, _Loaded | None]:
         base: dict[str, Any] = dict(index=call_index, kind=call.kind)
         if record is None or record.kind != call.kind or record.status != P.CaseStatus.RETURNED \
                 or not record.outputs:
@@ -134,6 +164,7 @@ class _Job:
             return P.CallJudgement(status=P.CaseStatus.FAILED,
                                    message=f"unreadable outputs: {P.cut(str(exc), 300)}",
                                    **base), None
+        loaded = _Loaded(outputs)
         passed, max_abs, rel_l2, message = self.compare(outputs, inputs, case, call)
         rule = None
         if call.kind == P.CallKind.GHOST:
@@ -174,7 +205,7 @@ class _Job:
             self.primary_inputs = inputs
         status = P.CaseStatus.PASSED if passed else P.CaseStatus.FAILED
         return P.CallJudgement(status=status, max_abs=max_abs, rel_l2=rel_l2, message=message,
-                               rule=rule, **base), outputs
+                               rule=rule, **base), loaded
 
     def compare(self, outputs: list[torch.Tensor], inputs: tuple, case: P.CaseSpec,
                 call: P.CallSpec) -> tuple[bool, float | None, float | None, str]:
