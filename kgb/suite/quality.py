@@ -363,11 +363,16 @@ def check_baseline(probe: TaskProbe, cases: list[Case]) -> list[Problem]:
     return problems
 
 
-def check_task(task: Task, all_shapes: bool = False) -> list[Problem]:
+def check_task(task: Task, all_shapes: bool = False,
+               shapes: frozenset[str] = frozenset()) -> list[Problem]:
+    """Every check on the task's tiny CPU shapes (`all_shapes`: every CPU shape; `shapes`:
+    only the CPU shapes of those names, e.g. the one being added)."""
     probe = TaskProbe(task)
-    cases = _cases(task, all_shapes)
+    cases = [c for c in _cases(task, all_shapes or bool(shapes))
+             if not shapes or c.shape.name in shapes]
     if not cases:
-        return [Problem(task.id, "no CPU case with a 'tiny' shape")]
+        named = f"shape named {', '.join(sorted(shapes))}" if shapes else "'tiny' shape"
+        return [Problem(task.id, f"no CPU case with a {named}")]
     return (check_seed_matters(probe, cases) + check_degenerate(probe, cases)
             + check_format_down(probe, _cases(task, True))
             + check_glue_only(probe, cases) + check_baseline(probe, cases)
@@ -389,6 +394,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--suite", type=Path, default=Path(__file__).resolve().parents[2] / "tasks")
     parser.add_argument("--all-shapes", action="store_true",
                         help="every CPU shape, not only the tiny ones")
+    parser.add_argument("--shapes", default="",
+                        help="only the CPU shapes of these names, comma-separated")
     args = parser.parse_args(argv)
     torch.manual_seed(0)
     prepare_interpreter()
@@ -397,7 +404,8 @@ def main(argv: list[str] | None = None) -> int:
     problems: list[Problem] = []
     for task in sorted(tasks, key=lambda t: t.id):
         try:
-            found = check_task(task, args.all_shapes)
+            found = check_task(task, args.all_shapes,
+                               frozenset(n for n in args.shapes.split(",") if n))
         except Exception as exc:
             found = [Problem(task.id, f"quality check crashed: {type(exc).__name__}: {exc}")]
         problems += found
