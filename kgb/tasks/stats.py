@@ -336,7 +336,7 @@ def continuous_reseed(name: str, u_a: torch.Tensor, u_b: torch.Tensor) -> list[s
 
 CATEGORICAL_BINS = 8
 EDGE = 1e-12  # a CDF value within this of a bin edge counts as on it (float64 cumsum rounding)
-CATEGORICAL_TESTS = 3
+CATEGORICAL_TESTS = 4
 
 
 def categorical_bins(samples: torch.Tensor, probs: torch.Tensor
@@ -363,8 +363,8 @@ def categorical_bins(samples: torch.Tensor, probs: torch.Tensor
 
 def categorical(tests: Tests, name: str, samples: torch.Tensor, probs: torch.Tensor) -> None:
     """Independent samples [M, S], row r from probs[r]: the distribution of the CDF bins, pairs
-    of consecutive samples of a row, and the same sample index in two rows.
-    CATEGORICAL_TESTS of them."""
+    of consecutive samples of a row, the same sample index in two rows, and every other lag
+    (periodicity). CATEGORICAL_TESTS of them."""
     s = samples.shape[1]
     b, p = categorical_bins(samples, probs)
     per_sample = p.repeat_interleave(s, dim=0)
@@ -372,6 +372,11 @@ def categorical(tests: Tests, name: str, samples: torch.Tensor, probs: torch.Ten
     tests.add(lag_test(f"{name}: consecutive samples", b.flatten(), per_sample, 1,
                        tests.share()))
     tests.add(lag_test(f"{name}: rows", b.flatten(), per_sample, s, tests.share()))
+    # A table of draws cycled through repeats at its period, which lags 1 and S do not see:
+    # whether each sample lands in the lower half of its CDF is one independent bit a sample.
+    half = CATEGORICAL_BINS // 2
+    tests.add(periodicity_test(f"{name}: every lag", b.flatten() < half,
+                               per_sample[:, :half].sum(1), tests.share()))
 
 
 def categorical_reseed(name: str, a: torch.Tensor, b: torch.Tensor,
