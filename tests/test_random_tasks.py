@@ -285,9 +285,6 @@ PERIODIC_SHAPES = {task: {"M": 16, "V": 256, "S": 1024}
 def test_low_quality_generators_fail(task, kind, monkeypatch):
     if kind == "value-keyed" and task not in VALUE_INPUT:
         pytest.skip("the task's inputs hold no value per drawn element")
-    if kind == "periodic" and task in ("shuffle_rows", "randperm"):
-        pytest.skip("a permutation's keys cycled through a 4093-long table are not seen by "
-                    "its checks (a 1021-long one is, for shuffle_rows)")
     if kind == "periodic" and task in PERIODIC_SHAPES:
         monkeypatch.setitem(SHAPES, task, PERIODIC_SHAPES[task])
     reference = _module(task, "reference")

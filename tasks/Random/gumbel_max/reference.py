@@ -15,13 +15,15 @@ def reference(logits, s, seed):
 
 
 def baseline(logits, s, seed):
-    """What a PyTorch user runs: the same Gumbel-max in the logits' own dtype (timing only)."""
+    """What a PyTorch sampler runs (vLLM's upcasts the logits to float32 before sampling):
+    the same Gumbel-max in float32 (timing only). In bfloat16 the noise is 8 bits and vanishes
+    beside logits of magnitude ~1e3 (the outlier mode): its argmax is no sample of the law."""
     gen = torch.Generator(device=logits.device)
     gen.manual_seed(seed)
     m, v = logits.shape
-    u = torch.rand((m, s, v), generator=gen, device=logits.device, dtype=logits.dtype)
-    gumbel = -torch.log(-torch.log(u.clamp(min=torch.finfo(logits.dtype).tiny)))
-    return (logits[:, None, :] + gumbel).argmax(dim=2)
+    u = torch.rand((m, s, v), generator=gen, device=logits.device)
+    gumbel = -torch.log(-torch.log(u.clamp(min=torch.finfo(torch.float32).tiny)))
+    return (logits[:, None, :].float() + gumbel).argmax(dim=2)
 
 
 def _samples(outputs, inputs) -> tuple[list[str], torch.Tensor | None]:

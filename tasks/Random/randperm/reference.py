@@ -73,7 +73,8 @@ def _inverse(y: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
 def check(outputs, inputs) -> list[str]:
     """Every row a permutation of 0 .. L_i-1 followed by -1s; then, at most CALL_ALPHA false
     failures a call: the order of disjoint column pairs (adjacent, and half a row apart) a fair
-    coin, for the permutation and its inverse, the value at one tracked column per row uniform
+    coin, for the permutation and its inverse, the adjacent pairs' bits repeating at no lag
+    (periodicity search, both sides), the value at one tracked column per row uniform
     on 0 .. L_i-1, and two rows not permuted alike (the adjacent-pair bits of row pairs agree
     half the time, for the permutation and its inverse)."""
     problems, y = _perms(outputs, inputs)
@@ -81,7 +82,7 @@ def check(outputs, inputs) -> list[str]:
         return problems
     lengths = inputs[0]
     m, n = y.shape
-    tests = stats.Tests(6)
+    tests = stats.Tests(8)
     one = torch.ones_like(lengths)
     adj, adj_ok = _pair_bits(y, lengths, one)
     inv, _ = _pair_bits(_inverse(y, lengths), lengths, one)
@@ -89,6 +90,11 @@ def check(outputs, inputs) -> list[str]:
                         ("adjacent values' columns in increasing order", inv)):
         tests.add(stats.sum_test(label, float(bits[adj_ok].sum()), int(adj_ok.sum()),
                                  int(adj_ok.sum()) / 2, tests.share()))
+        # A key table cycled through repeats these bits at its period, across rows: searched
+        # on every row's full width (the pairs past a row's length a certain 0), so that a
+        # period is one lag whatever the lengths.
+        pairs, ok = bits[:, 0::2], adj_ok[:, 0::2]
+        tests.add(stats.periodicity_test(label, pairs & ok, ok.double() / 2, tests.share()))
     half = (lengths // 2).clamp(min=1)
     far, far_ok = _pair_bits(y, lengths, half)
     tests.add(stats.sum_test("values half a row apart in increasing order",

@@ -47,16 +47,20 @@ def _order_bits(dest: torch.Tensor) -> torch.Tensor:
 def check(outputs, inputs) -> list[str]:
     """Every row a permutation of its input row; then, at most CALL_ALPHA false failures a
     call: the order of disjoint element pairs (adjacent, and half a row apart) a fair coin,
-    where one tracked element per row lands uniform, and rows shuffled independently (the
+    the adjacent pairs' bits repeating at no lag (periodicity search), where one tracked element
+    per row lands uniform, and rows shuffled independently (the
     order bits of identical row pairs agree half the time)."""
     problems, dest = _destinations(outputs, inputs)
     if dest is None:
         return problems
     m, n = dest.shape
-    tests = stats.Tests(4)
+    tests = stats.Tests(5)
     bits = _order_bits(dest)
     tests.add(stats.sum_test("adjacent elements kept in order", float(bits.sum()), bits.numel(),
                              bits.numel() / 2, tests.share()))
+    # a key table cycled through repeats these bits at its period, across rows
+    tests.add(stats.periodicity_test("adjacent elements kept in order", bits, 0.5,
+                                     tests.share()))
     h = n // 2
     far = dest[:, :h] < dest[:, h:2 * h]
     tests.add(stats.sum_test("elements half a row apart kept in order", float(far.sum()),
