@@ -69,6 +69,9 @@ REASONED: dict[str, tuple[str, ...]] = {
     "index.argsort_desc": ("N",),
     "optimizer.muon": ("N",),  # X @ X^T summed over N
     "matmul.matmul": ("K",),
+    # seen only by the pair 9 apart around the middle (their ends share no output)
+    "matmul.jagged_jagged_bmm": ("T",),  # sums over each jagged segment of T
+    "fusion.sliding_window_attention": ("S",),  # a window of keys along S
 }
 # Never a regime: elementwise, gathers, resampling and windows (a few neighbours along H, W, L).
 NO_REGIME = ("activation.relu", "index.gather", "index.embedding", "pooling.max_pool2d",

@@ -8,13 +8,14 @@ what the task computes, not from its shapes (most dims over a block on the GPU a
 elementwise dims), so it is read off the reference by changing one input element at a time and
 seeing which outputs move. A dim D is a regime dim when some output element moves both when
 an input's first and when its last element along D changes (the other coordinates in the
-middle): that element needs the axis whole. It is
+middle), or both when two elements WINDOW + 1 apart around the middle do: that element needs
+more of the axis than a window. It is
 
 - **reduced** where no output has an axis D (matmul's K, a row sum's N), and
 - **mixed** where one has (softmax's, a scan's, a sort's N).
 
 An elementwise op, a broadcast, a gather, a resampling or a window (convolution, pooling)
-never joins the two ends of a long axis, so none of them counts; each dim is probed on the CPU
+never joins two elements that far apart, so none of them counts; each dim is probed on the CPU
 shape where it is longest, and a dim no longer than `WINDOW` there is not probed.
 
 Axes are named by the task's signature (`Tensor[M, 2N]`: M, then N); an axis whose expression
@@ -175,19 +176,26 @@ class _Probe:
 
 
 def _joined(probe: _Probe, a: int, axis: int) -> int | None:
-    """The output that moves both when input `a`'s first and when its last element along
-    `axis` changes (the other coordinates in the middle), if any: an output element that
-    needs that axis whole."""
+    """The output that moves both when input `a`'s element at one and at another index along
+    `axis` changes (the other coordinates in the middle), if any: an output element that needs
+    the axis whole, or more of it than a window. Two pairs: the axis' ends, and two indices
+    WINDOW + 1 apart around its middle (a segmented reduction, a sliding window of keys, a
+    recurrence whose reach fades, a masked tail: their ends share no output)."""
     x = probe.inputs[a]
-    middle = [n // 2 for n in x.shape]
-    ends = []
-    for end in (0, x.shape[axis] - 1):
-        at = list(middle)
-        at[axis] = end
-        ends.append(probe.moved(a, tuple(at)))
-    for o, (lo, hi) in enumerate(zip(*ends, strict=True)):
-        if lo.numel() and bool((lo & hi).any()):
-            return o
+    n = x.shape[axis]
+    middle = [size // 2 for size in x.shape]
+    pairs = [(0, n - 1)]
+    if n > 2 * (WINDOW + 1):
+        pairs.append((n // 2 - (WINDOW + 1) // 2 - 1, n // 2 + (WINDOW + 1) // 2))
+    for pair in pairs:
+        moved = []
+        for index in pair:
+            at = list(middle)
+            at[axis] = index
+            moved.append(probe.moved(a, tuple(at)))
+        for o, (one, other) in enumerate(zip(*moved, strict=True)):
+            if one.numel() and bool((one & other).any()):
+                return o
     return None
 
 
