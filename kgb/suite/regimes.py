@@ -8,8 +8,8 @@ what the task computes, not from its shapes (most dims over a block on the GPU a
 elementwise dims), so it is read off the reference by changing one input element at a time and
 seeing which outputs move. A dim D is a regime dim when some output element moves both when
 an input's first and when its last element along D changes (the other coordinates in the
-middle), or both when two elements WINDOW + 1 apart around the middle do: that element needs
-more of the axis than a window. It is
+middle, then at 0), or both when two elements WINDOW + 1 apart around the middle do: that
+element needs more of the axis than a window. It is
 
 - **reduced** where no output has an axis D (matmul's K, a row sum's N), and
 - **mixed** where one has (softmax's, a scan's, a sort's N).
@@ -177,25 +177,26 @@ class _Probe:
 
 def _joined(probe: _Probe, a: int, axis: int) -> int | None:
     """The output that moves both when input `a`'s element at one and at another index along
-    `axis` changes (the other coordinates in the middle), if any: an output element that needs
-    the axis whole, or more of it than a window. Two pairs: the axis' ends, and two indices
-    WINDOW + 1 apart around its middle (a segmented reduction, a sliding window of keys, a
-    recurrence whose reach fades, a masked tail: their ends share no output)."""
+    `axis` changes, if any: an output element that needs the axis whole, or more of it than a
+    window. Two pairs: the axis' ends, and two indices WINDOW + 1 apart around its middle (a
+    segmented reduction, a sliding window of keys, a recurrence whose reach fades, a masked
+    tail: their ends share no output). The other coordinates in the middle, then at 0: a
+    ragged input's middle row may be short (a random per-row length) where its first is not."""
     x = probe.inputs[a]
     n = x.shape[axis]
-    middle = [size // 2 for size in x.shape]
     pairs = [(0, n - 1)]
     if n > 2 * (WINDOW + 1):
         pairs.append((n // 2 - (WINDOW + 1) // 2 - 1, n // 2 + (WINDOW + 1) // 2))
-    for pair in pairs:
-        moved = []
-        for index in pair:
-            at = list(middle)
-            at[axis] = index
-            moved.append(probe.moved(a, tuple(at)))
-        for o, (one, other) in enumerate(zip(*moved, strict=True)):
-            if one.numel() and bool((one & other).any()):
-                return o
+    for base in ([size // 2 for size in x.shape], [0] * x.dim()):
+        for pair in pairs:
+            moved = []
+            for index in pair:
+                at = list(base)
+                at[axis] = index
+                moved.append(probe.moved(a, tuple(at)))
+            for o, (one, other) in enumerate(zip(*moved, strict=True)):
+                if one.numel() and bool((one & other).any()):
+                    return o
     return None
 
 
