@@ -149,7 +149,7 @@ class _Probe:
     def _run(self, inputs: tuple) -> list[torch.Tensor] | None:
         try:
             with torch.no_grad():
-                return [t for t in as_outputs(self.reference.reference(*inputs))]
+                return list(as_outputs(self.reference.reference(*inputs)))
         except Exception:  # a value outside the reference's domain: not this probe's
             return None
 
@@ -187,7 +187,10 @@ def _joined(probe: _Probe, a: int, axis: int) -> int | None:
     pairs = [(0, n - 1)]
     if n > 2 * (WINDOW + 1):
         pairs.append((n // 2 - (WINDOW + 1) // 2 - 1, n // 2 + (WINDOW + 1) // 2))
-    for base in ([size // 2 for size in x.shape], [0] * x.dim()):
+    bases = [[size // 2 for size in x.shape], [0] * x.dim()]
+    if all(size == 1 or i == axis for i, size in enumerate(x.shape)):
+        bases = bases[:1]  # no other coordinate to move: the second base repeats the first
+    for base in bases:
         for pair in pairs:
             moved = []
             for index in pair:
