@@ -190,6 +190,10 @@ def _joined(probe: _Probe, a: int, axis: int) -> int | None:
     bases = [[size // 2 for size in x.shape], [0] * x.dim()]
     if all(size == 1 or i == axis for i, size in enumerate(x.shape)):
         bases = bases[:1]  # no other coordinate to move: the second base repeats the first
+    if not x.is_floating_point():
+        # An index set to a value it already holds can make two writes land on one slot, and
+        # which one wins is not fixed (qkv_rope_cache_write's T came and went between runs).
+        bases = bases[:1]
     for base in bases:
         for pair in pairs:
             moved = []
