@@ -244,6 +244,45 @@ def test_without_a_float64_truth_the_first_answer_stands_with_the_reason():
         judged.message
 
 
+def test_a_truth_that_runs_out_of_gpu_memory_is_kgbs_failure_not_an_answer():
+    """Run 22: fusion.bias_gelu_backward's float64 truth ran out of GPU memory beside nine
+    jobs, and the near-miss stood as `incorrect`. Every trusted measure the judge takes (the
+    truth, its sensitivity, the baseline, the quotient) lets an out-of-memory go up to the
+    judge's loop (gpu_memory: unverified, run again alone); any other failure still leaves
+    the first answer standing."""
+    import pytest
+
+    from kgb.judge.truth import compare_with_truth
+
+    y, g = _ill_conditioned()
+    honest = [g * ((1 - y) * (1 + y))]
+    expected = [_tanh_backward(y, g)]
+
+    def fails_in(where, exc):
+        def reference(y, g):
+            if y.dtype == where:
+                raise exc
+            return _tanh_backward(y, g)
+        return reference
+
+    oom = torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 512.00 MiB")
+    with pytest.raises(torch.OutOfMemoryError):
+        compare_with_truth(honest, expected, (y, g), fails_in(torch.float64, oom), TIGHT)
+    with pytest.raises(torch.OutOfMemoryError):
+        compare_with_truth(honest, expected, (y, g), _tanh_backward, TIGHT,
+                           baseline=fails_in(torch.float32, oom))
+    with pytest.raises(RuntimeError, match="out of memory"):
+        compare_with_truth(honest, expected, (y, g),
+                           fails_in(torch.float64, RuntimeError("CUDA error: out of memory")),
+                           TIGHT)
+    other = compare_with_truth(honest, expected, (y, g),
+                               fails_in(torch.float64, RuntimeError("no double kernel")), TIGHT)
+    assert not other.passed and "no float64 truth" in other.message
+    # the baseline failing for any other reason is left out, never a reason to pass or stop
+    assert compare_with_truth(honest, expected, (y, g), _tanh_backward, TIGHT,
+                              baseline=fails_in(torch.float32, ValueError("no"))).passed
+
+
 def test_misses_where_the_answer_is_well_conditioned_are_never_forgiven():
     # an attacker who read the rule: on an outlier case, PyTorch's own worst error (at the
     # amplified, cancelling elements) is large, so a kernel that rounds every ordinary element

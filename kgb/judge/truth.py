@@ -21,6 +21,7 @@ from typing import Any
 import torch
 from torch.overrides import TorchFunctionMode
 
+from kgb.errors import gpu_memory_exhausted
 from kgb.judge.compare import Comparison, Truth, compare_outputs
 from kgb.tasks.model import Task, Tolerance
 
@@ -65,10 +66,16 @@ def as_outputs(produced: Any) -> list:
     return list(produced) if isinstance(produced, (tuple, list)) else [produced]
 
 
-def _release_after(exc: Exception) -> None:
-    """Give the device memory back after an OOM, so the judge's next call can run."""
-    if isinstance(exc, torch.OutOfMemoryError) and torch.cuda.is_available():
-        torch.cuda.empty_cache()
+def _raise_if_out_of_memory(exc: Exception) -> None:
+    """A trusted measure (the truth, its sensitivity, the baseline, the quotient) that ran out
+    of GPU memory is kgb's failure, not an answer: it goes up to the judge's loop, which names
+    it gpu_memory, so the job is `unverified` and runs again alone where others shared the GPU
+    (kgb.runner.schedule). Caught here, an honest near-miss stood as `incorrect` because a
+    neighbour held the memory (run 22: fusion.bias_gelu_backward)."""
+    if gpu_memory_exhausted(exc):
+        if torch.cuda.is_available():
+            torch.cuda.empty_cache()
+        raise exc
 
 
 def float64_truth(reference: Callable[..., Any], inputs: tuple) -> list[torch.Tensor] | str:
@@ -77,7 +84,7 @@ def float64_truth(reference: Callable[..., Any], inputs: tuple) -> list[torch.Te
     try:
         produced = _in_float64(reference, inputs)
     except Exception as exc:
-        _release_after(exc)
+        _raise_if_out_of_memory(exc)
         lines = str(exc).strip().splitlines()
         return f"{type(exc).__name__}: {lines[0][:160] if lines else ''}"
     outputs = as_outputs(produced)
@@ -170,7 +177,7 @@ def baseline_outputs(baseline: Callable[..., Any] | None, inputs: tuple,
         with torch.no_grad():
             produced = baseline(*inputs)
     except Exception as exc:
-        _release_after(exc)
+        _raise_if_out_of_memory(exc)
         return [None] * len(expected)
     got = as_outputs(produced)
     if len(got) != len(expected):
@@ -188,7 +195,7 @@ def quotient_outputs(quotient: Callable[..., Any], inputs: tuple,
         with torch.no_grad():
             got = as_outputs(quotient(*inputs))
     except Exception as exc:
-        _release_after(exc)
+        _raise_if_out_of_memory(exc)
         lines = str(exc).strip().splitlines()
         return f"{type(exc).__name__}: {lines[0][:160] if lines else ''}"
     if len(got) != len(expected):
