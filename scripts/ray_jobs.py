@@ -19,7 +19,10 @@ COLUMNS = ("submission", "task", "node", "slot", "wall", "sandbox", "worker", "s
            # Ray only: the actor's seconds (lock wait, prepare, finish, pack) and the host's
            # (round trip from the call to the answer in hand, unpack)
            "lock_wait", "prepare", "finish", "pack", "round_trip", "host_wait", "unpack",
-           "answer_kb")
+           "answer_kb",
+           # Ray only: when the host sent the job and had its answer, on the run's clock
+           "sent_at", "answered_at")
+TIMELINE = ("sent_at", "answered_at")  # points in time: never summed
 
 
 def _read(path: Path) -> Any:
@@ -74,6 +77,25 @@ def busy_by_node(table: list[dict[str, Any]]) -> dict[str, tuple[int, float]]:
     return dict(sorted(found.items()))
 
 
+def timeline(table: list[dict[str, Any]], places: int) -> dict[str, float] | None:
+    """Where a Ray run's places stood idle, from its jobs' sent_at/answered_at (the run's clock
+    starts at the connect): `first_sent` (the start: the cluster joined, the actors ready, the
+    plan), `last_sent` (no job left to hand out after it), `last_answered`, and `occupancy`,
+    the jobs' time with the host (sent to answered) over `places` x (last_answered -
+    first_sent). None without the columns (a local run, or an older kgb's)."""
+    spans = [(r["sent_at"], r["answered_at"]) for r in table
+             if isinstance(r.get("sent_at"), (int, float))
+             and isinstance(r.get("answered_at"), (int, float))]
+    if not spans or places < 1:
+        return None
+    first = min(s for s, _ in spans)
+    last = max(a for _, a in spans)
+    held = sum(a - s for s, a in spans)
+    return {"first_sent": round(first, 2), "last_sent": round(max(s for s, _ in spans), 2),
+            "last_answered": round(last, 2),
+            "occupancy": round(held / (places * (last - first)), 3) if last > first else 0.0}
+
+
 def _cell(value: Any) -> str:
     if value is None:
         return "-"
@@ -85,14 +107,18 @@ def main() -> int:
     parser.add_argument("out", type=Path)
     parser.add_argument("--tsv", type=Path)
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--places", type=int, default=1,
+                        help="jobs at once over the run's actors (GPUs x --jobs): the timeline's "
+                             "occupancy")
     args = parser.parse_args()
     if not args.out.is_dir():
         print(f"{args.out}: no such run folder", file=sys.stderr)
         return 2
     table = rows(args.out)
+    times = timeline(table, args.places)
     lines = ["\t".join(COLUMNS)] + ["\t".join(_cell(r[k]) for k in COLUMNS) for r in table]
     sums = {k: round(sum(r[k] for r in table if isinstance(r[k], (int, float))), 2)
-            for k in COLUMNS[4:]}
+            for k in COLUMNS[4:] if k not in TIMELINE}
     ray_run = (_read(args.out / "ray.json") or
                next(((_read(p / "report.json") or {}).get("ray", {}).get("run")
                      for _, p in _runs(args.out)), None))
@@ -100,13 +126,15 @@ def main() -> int:
         " ".join(f"{k}={v}" for k, v in sums.items()) + \
         "".join(f"\n# {node}: {count} jobs, busy {busy:.1f} s" for node, (count, busy)
                 in busy_by_node(table).items()) + \
-        (f"\n# ray run: {json.dumps(ray_run)}" if ray_run else "") + "\n"
+        (f"\n# ray run: {json.dumps(ray_run)}" if ray_run else "") + \
+        (f"\n# timeline ({args.places} places): {json.dumps(times)}" if times else "") + "\n"
     print(text, end="")
     if args.tsv:
         args.tsv.write_text(text)
     if args.json:
         args.json.write_text(json.dumps({"jobs": table, "sums": sums, "ray_run": ray_run,
-                                         "busy": busy_by_node(table)}, indent=1))
+                                         "busy": busy_by_node(table), "timeline": times},
+                                        indent=1))
     return 0
 
 

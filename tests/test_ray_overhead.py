@@ -101,3 +101,31 @@ def test_the_per_job_table_reads_a_batchs_folders_into_one_file(tmp_path, capsys
     assert len([ln for ln in text.splitlines() if not ln.startswith("#")]) == 3  # header + 2
     assert "# 10.0.0.1/kgb-slot-0: 2 jobs, busy 10.0 s" in text
     assert '"actors_ready": 9.5' in text
+
+
+def test_each_job_has_its_place_on_the_runs_clock_and_the_table_shows_idle_places():
+    """Run 22 (4 x H100): the batch's 64 jobs kept 4 GPUs x 4 places 74 % busy (one GPU's 4
+    places: 86 %), and nothing said where the rest went. The host stamps each job's send and
+    answer on the run's clock; scripts/ray_jobs.py's timeline gives the start, the last job
+    handed out, the last answer and the occupancy."""
+    place = _placement()
+    place._born = time.monotonic() - 10.0  # the run connected 10 s ago
+    place._take = lambda cancel, task_id: "actor"
+    place._submit = lambda actor, job, ctx: "ref"
+    place._wait = lambda ref, actor, ctx, task_id: (time.sleep(0.05), "answer")[1]
+    place._give_back = lambda actor: None
+    place._finish = lambda job, ctx, answer, retries, started: "record"
+    ctx = SimpleNamespace(run_id="r1", cancel=threading.Event())
+    job = SimpleNamespace(task=SimpleNamespace(id="math.addcmul"))
+    assert place.run(job, ctx) == "record"
+    seconds = place.job_seconds[("r1", "math.addcmul")]
+    assert 10.0 <= seconds["sent_at"] < seconds["answered_at"] < 11.0
+    assert seconds["answered_at"] - seconds["sent_at"] >= 0.05
+
+    table = _table_script()
+    jobs = [{"sent_at": 5.0, "answered_at": 45.0}, {"sent_at": 5.0, "answered_at": 25.0},
+            {"sent_at": 25.0, "answered_at": 45.0}, {"sent_at": 45.0, "answered_at": 85.0}]
+    times = table.timeline(jobs, places=2)
+    assert times == {"first_sent": 5.0, "last_sent": 45.0, "last_answered": 85.0,
+                     "occupancy": 0.75}  # 120 job-seconds in 2 x 80: one place idle 40 s
+    assert table.timeline([{"sent_at": None, "answered_at": None}], 2) is None

@@ -72,7 +72,7 @@ class RayPlacement:
                  cpus_given: bool = False) -> None:
         self.ray = import_ray()
         self.address = address
-        began = time.monotonic()
+        began = self._born = time.monotonic()  # the run's clock for its jobs' timeline
         self._connect(address)
         self._connect_s = round(time.monotonic() - began, 4)  # `local`: the cluster's start
         resources = self.ray.cluster_resources()
@@ -275,9 +275,13 @@ class RayPlacement:
             finally:
                 self._give_back(actor)
             with self._cond:
+                now = time.monotonic()
+                # sent_at / answered_at: on the run's clock (from the connect), so a run's
+                # timeline shows where its places stood idle (its start, its tail)
                 self.job_seconds[(ctx.run_id, job.task.id)] = {
-                    "round_trip": round(time.monotonic() - sent, 4),
-                    "host_wait": round(idle, 4)}
+                    "round_trip": round(now - sent, 4), "host_wait": round(idle, 4),
+                    "sent_at": round(sent - self._born, 3),
+                    "answered_at": round(now - self._born, 3)}
             # the job's own time starts once it has an actor (lost attempts included)
             return self._finish(job, ctx, answer, tuple(retries), started + idle)
         self.retried[(ctx.run_id, job.task.id)] = tuple(retries)

@@ -93,14 +93,15 @@ run() {  # $1: run name; the rest: env for kgb
   fi
   local t0=$(date +%s.%N)
   env "$@" timeout "${LIMIT_S:-540}" $PY -m kgb.cli "${args[@]}" --ray "$ray" "${extra[@]}" > "$OUT/$name.txt" 2>&1
-  local rc=$?
-  [ -n "${CLUSTER:-}" ] && $PY -m ray.scripts.scripts stop --force > /dev/null 2>&1
-  echo "rc=$rc wall_s=$($PY -c "print(round($(date +%s.%N) - $t0, 1))")" | tee -a "$WORK/$name.walls" >> "$OUT/$name.txt"
+  local rc=$? t1=$(date +%s.%N)  # the wall ends with kgb: the cluster's stop is not the run's,
+  [ -n "${CLUSTER:-}" ] && $PY -m ray.scripts.scripts stop --force > /dev/null 2>&1  # as its start
+  echo "rc=$rc wall_s=$($PY -c "print(round($t1 - $t0, 1))")" | tee -a "$WORK/$name.walls" >> "$OUT/$name.txt"
   tail -5 "$OUT/$name.txt"
   # where each job's time went, as one small file under $OUT (not 64 job folders: the device
   # tool drops deep or many files): submission, task, node/actor, slot, wall, worker, waited,
   # judge, retried, and the actor's and the host's own seconds (scripts/ray_jobs.py)
-  $PY scripts/ray_jobs.py "$WORK/$name" --tsv "$OUT/$name-jobs.tsv" > /dev/null \
+  local places=$(( ${JOBS:-1} * $(case $name in scale1) echo 1;; scale2) echo 2;; *) echo "$GPUS";; esac) ))
+  $PY scripts/ray_jobs.py "$WORK/$name" --places "$places" --tsv "$OUT/$name-jobs.tsv" > /dev/null \
     && { head -9 "$OUT/$name-jobs.tsv"; grep '^#' "$OUT/$name-jobs.tsv"; }
 }
 case "${STEP:-report}" in
