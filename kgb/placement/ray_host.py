@@ -67,12 +67,13 @@ class RayPlacement:
     width = 1  # jobs at once per actor (--jobs N on GPUs)
     fits_cpus = False  # the actors fit a GPU job's CPU share to their node (__init__)
     ahead = False  # a warm run: one job more per actor, prepared ahead (open)
+    _born = 0.0  # the run's clock (monotonic at the connect) for its jobs' sent_at/answered_at
 
     def __init__(self, address: str, device: str, jobs: int = 1, timing: bool = True,
                  cpus_given: bool = False) -> None:
         self.ray = import_ray()
         self.address = address
-        began = self._born = time.monotonic()  # the run's clock for its jobs' timeline
+        began = self._born = time.monotonic()
         self._connect(address)
         self._connect_s = round(time.monotonic() - began, 4)  # `local`: the cluster's start
         resources = self.ray.cluster_resources()
