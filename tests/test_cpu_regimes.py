@@ -80,9 +80,6 @@ NO_REGIME = ("activation.relu", "index.gather", "index.embedding", "pooling.max_
 # Regime dims no CPU shape reaches, left with the reason (strict: fixing one fails here until it
 # leaves this list).
 KNOWN_GAPS: dict[str, str] = {
-    "linear_algebra.trsm": "N: a CPU shape with N = 1031 passes but its back substitution steps "
-                           "through every row in the interpreter: 151-220 s a quality run "
-                           "(K = 1 to 3, session 33)",
     "linear_algebra.syr2k": "N: a CPU shape with N = 1031 passes but its N x N output takes two "
                             "tl.dot per K step: 184 s a quality run (73 s of CPU, session 33)",
 }
