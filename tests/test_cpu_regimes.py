@@ -79,10 +79,7 @@ NO_REGIME = ("activation.relu", "index.gather", "index.embedding", "pooling.max_
              "spatial.upsample_nearest2d_size", "spatial.upsample_bilinear2d", "spatial.roll")
 # Regime dims no CPU shape reaches, left with the reason (strict: fixing one fails here until it
 # leaves this list).
-KNOWN_GAPS: dict[str, str] = {
-    "linear_algebra.syr2k": "N: a CPU shape with N = 1031 passes but its N x N output takes two "
-                            "tl.dot per K step: 184 s a quality run (73 s of CPU, session 33)",
-}
+KNOWN_GAPS: dict[str, str] = {}
 
 
 @pytest.fixture(scope="module")
