@@ -603,3 +603,110 @@ def test_decode_attention_scores_are_short_independent_fma_chains():
     scores = [acc for acc, rows, k in dots if (rows, k) == ("16", "32")]
     assert len(scores) == 4 and len(dots) == 5, dots
     assert all(acc.startswith("%cst") for acc in scores), scores
+
+
+# --- run 22 (session 34, helper H1): W8A8 int8 codes that flip at ties ------------------------
+
+def _cuda_scalar_division(monkeypatch) -> None:
+    """Tensor / Python scalar as PyTorch computes it on CUDA (BinaryDivTrueKernel.cu: a CPU
+    scalar divisor becomes a * (1 / b), the reciprocal rounded in float32), on the CPU."""
+    divide = torch.Tensor.__truediv__
+
+    def as_on_cuda(a, b):
+        if isinstance(b, (int, float)) and a.dtype == torch.float32:
+            return a * float(torch.tensor(1.0) / torch.tensor(float(b)))
+        return divide(a, b)
+
+    monkeypatch.setattr(torch.Tensor, "__truediv__", as_on_cuda)
+
+
+def _w8a8_swiglu_sm90_model(x, w13, w13_scale, w2, w2_scale) -> torch.Tensor:
+    """The run-22 solution's arithmetic as sm_90 ran it (Triton 3.6.0 SASS): s = amax *
+    float32(1/127) (div.full by a constant folded to FMUL), z / s = z * rcp(s) (div.full.f32:
+    MUFU.RCP then FMUL; the reciprocal taken correctly rounded here), tl.exp as mul by log2(e)
+    then ex2 (2^t rounded once here), silu's division a reciprocal times g."""
+    def quant(z):
+        s = z.abs().amax(dim=1, keepdim=True) * float(torch.tensor(1.0) / torch.tensor(127.0))
+        safe = torch.where(s > 0, s, torch.ones_like(s))
+        return torch.round((z * (1.0 / safe.double()).float()).clamp(-127, 127)), s
+
+    def gemm(q, s, w, ws):
+        return ((q.double() @ w.double().T).float() * s) * ws[None, :]
+
+    f = w13.shape[0] // 2
+    xq, sx = quant(x.float())
+    gu = gemm(xq, sx, w13, w13_scale)
+    g, u = gu[:, :f], gu[:, f:]
+    e = torch.exp2((-g * float(torch.tensor(1.4426950408889634))).double()).float()
+    h = g * (1.0 / (1.0 + e).double()).float() * u
+    hq, sh = quant(h)
+    return gemm(hq, sh, w2, w2_scale).to(x.dtype)
+
+
+def test_w8a8_swiglu_mlp_model_of_sm90s_arithmetic_fails_as_the_h100_did():
+    # run 22: 22 of 48 cases failed on an H100 (max errors 0.13-0.72): every float16 and
+    # bfloat16 case of small, odd and medium but two, no float32 case below llama2. The model
+    # above, judged by the task over seeds 0-9 of the old reference: small/odd/medium bfloat16
+    # fail in 52 of 60 cases, float16 in 18 of 60, float32 in 1 of 60 (the H100: 6 of 6, 4 of
+    # 6, 0 of 6); at 4 x 64-row slices of llama2-7b, scaled to its 4096 rows, ~47000 float32
+    # elements outside (H100 32952), ~624000 float16 (494721), ~335000 bfloat16 (280441)
+    from kgb.judge.truth import compare_for_task
+
+    failed = []
+    for dims in ({"T": 64, "DM": 64, "F": 64}, {"T": 128, "DM": 256, "F": 512}):
+        task, ref, args = _task_inputs("Fusion/w8a8_int8_swiglu_mlp",
+                                       "fusion.w8a8_int8_swiglu_mlp", dims, "bfloat16", 0,
+                                       "standard")
+        expected = [ref.reference(*args)]
+        model = compare_for_task(task, ref, [_w8a8_swiglu_sm90_model(*args)], expected, args,
+                                 "bfloat16")
+        failed.append(not model.passed and model.max_abs > 0.1)
+    assert failed == [True, True]
+
+
+def test_w8a8_swiglu_mlp_reference_is_the_same_with_cudas_scalar_division(monkeypatch):
+    # the reference ran on the H100 too, where `amax / 127.0` is amax * float32(1/127): one
+    # ulp off the CPU's quotient at ~4.5% of rows. At bfloat16 x, 127 x / max|x| is often a
+    # .5 tie, and a tie's code followed the scale's last bit; one flipped code of x re-rounds
+    # its row of h. The old reference against itself with CUDA's division failed medium
+    # bfloat16 in 5 of 5 seeds (up to 0.31 off). Now both divisions are correctly rounded on
+    # every device (a tensor divisor) and h is rounded once from float64
+    _, ref, args = _task_inputs("Fusion/w8a8_int8_swiglu_mlp", "fusion.w8a8_int8_swiglu_mlp",
+                                {"T": 128, "DM": 256, "F": 512}, "bfloat16", 0, "standard")
+    on_cpu = ref.reference(*args)
+    _cuda_scalar_division(monkeypatch)
+    assert torch.equal(ref.reference(*args), on_cpu)
+
+
+def test_w8a8_swiglu_mlp_codes_are_correctly_rounded_on_sm90():
+    # the quotients z / s and s = amax / 127 are div.rn.f32 (Triton's `/` is div.full.f32), and
+    # silu(g) * u is evaluated in float64 (no ex2.approx, no div.full) and rounded once
+    task = "Fusion/w8a8_int8_swiglu_mlp"
+    quant = _compile(task, "_quant_rows_kernel",
+                     {"z_ptr": "*fp32", "amax_ptr": "*fp32", "n_amax": "i32", "q_ptr": "*i8",
+                      "s_ptr": "*fp32", "C": "i32", "HAS_AMAX": "constexpr",
+                      "BLOCK": "constexpr"}, {"HAS_AMAX": True, "BLOCK": 256},
+                     {"num_warps": 4})
+    assert "div.rn.f32" in quant["ptx"] and "div.full" not in quant["ptx"]
+    gemm = _compile(task, "_int8_gemm_kernel",
+                    {"a_ptr": "*i8", "sa_ptr": "*fp32", "w_ptr": "*i8", "sw_ptr": "*fp32",
+                     "o_ptr": "*fp32", "amax_ptr": "*fp32", "M": "i32", "N": "i32",
+                     "K": "i32", "F": "i32", "SWIGLU": "constexpr", "BLOCK_M": "constexpr",
+                     "BLOCK_N": "constexpr", "BLOCK_K": "constexpr"},
+                    {"SWIGLU": True, "BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32},
+                    {"num_warps": 4, "num_stages": 3})
+    assert not re.search(r"ex2\.approx|div\.full|div\.approx", gemm["ptx"])
+    assert "div.rn.f64" in gemm["ptx"]
+    kinds = set(re.findall(r"wgmma\.mma_async\.\S*?\.(\w+\.\w+\.\w+)\s", gemm["ptx"]))
+    assert kinds == {"s32.s8.s8"}, kinds
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+def test_w8a8_swiglu_mlp_solution_gives_the_references_bits(monkeypatch, dtype):
+    # codes, scales and h are the reference's to the bit, so y is too (bfloat16 is left out:
+    # Triton 3.9's interpreter stores float32 as bfloat16 by truncation, sm_90 by cvt.rn)
+    solution = _interpreted(monkeypatch, "Fusion/w8a8_int8_swiglu_mlp")
+    _, ref, args = _task_inputs("Fusion/w8a8_int8_swiglu_mlp", "fusion.w8a8_int8_swiglu_mlp",
+                                {"T": 33, "DM": 100, "F": 300}, dtype, 3, "outlier")
+    got, expected = solution.run(*args), ref.reference(*args)
+    assert torch.equal(got, expected), int((got != expected).sum())

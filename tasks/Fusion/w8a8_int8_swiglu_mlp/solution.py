@@ -6,6 +6,8 @@ import triton.language as tl
 # 2. int8 GEMM for gate and up (two int32 accumulators), dequantized, SwiGLU in the epilogue,
 #    h written in float32 together with each tile's row absmax (per N tile: no atomics);
 # 3. per-token quantization of h: the row scale from the tiles' maxima, then codes;
+#    the codes (x's and h's) are the reference's own: correctly rounded divisions, silu in
+#    float64 (a flipped code is far outside the bounds, run 22);
 # 4. int8 GEMM for down, dequantized, rounded once.
 
 
@@ -24,13 +26,15 @@ def _quant_rows_kernel(z_ptr, amax_ptr, n_amax, q_ptr, s_ptr, C, HAS_AMAX: tl.co
             z = tl.load(z_ptr + row * C + cols, mask=cols < C, other=0.0).to(tl.float32)
             acc = tl.maximum(acc, tl.abs(z))
         amax = tl.max(acc, axis=0)
-    s = amax / 127.0
+    s = tl.div_rn(amax, 127.0)  # `/` is div.full.f32 on sm_90 (a reciprocal times amax)
     safe = tl.where(s > 0, s, 1.0)
     for c0 in range(0, C, BLOCK):
         cols = c0 + tl.arange(0, BLOCK)
         mask = cols < C
         z = tl.load(z_ptr + row * C + cols, mask=mask, other=0.0).to(tl.float32)
-        r = tl.minimum(tl.maximum(z / safe, -127.0), 127.0)
+        # IEEE division (tl.div_rn): sm_90 compiles `/` to div.full.f32, a reciprocal times z,
+        # which lands on the other side of a .5 tie from the reference's quotient (run 22)
+        r = tl.minimum(tl.maximum(tl.div_rn(z, safe), -127.0), 127.0)
         # round half to even: adding and removing 1.5 * 2^23 leaves float32 no fraction bits,
         # so the addition itself rounds to the nearest integer, ties to even (|r| < 2^22)
         f = (r + 12582912.0) - 12582912.0
@@ -71,7 +75,12 @@ def _int8_gemm_kernel(a_ptr, sa_ptr, w_ptr, sw_ptr, o_ptr, amax_ptr, M, N, K, F,
     if SWIGLU:
         sw2 = tl.load(sw_ptr + F + offs_n, mask=mask_n, other=0.0)
         up = (acc2.to(tl.float32) * sa[:, None]) * sw2[None, :]
-        out = out / (1.0 + tl.exp(-out)) * up
+        # silu(g) * u in float64, rounded once: h is then the reference's to the bit. In
+        # float32 (tl.exp's ex2.approx, div.full) h is an ulp or two off, a code of h lands on
+        # the other side of a tie now and then, and one flipped code moves its row of y by up
+        # to 127 * sh * w2_scale (0.02-0.07): far outside the bounds (run 22)
+        g64 = out.to(tl.float64)
+        out = (g64 / (1.0 + tl.exp(-g64)) * up.to(tl.float64)).to(tl.float32)
         out = tl.where(mask, out, 0.0)
         tl.store(amax_ptr + offs_m.to(tl.int64) * tl.num_programs(1) + pid_n,
                  tl.max(tl.abs(out), axis=1), mask=mask_m)
