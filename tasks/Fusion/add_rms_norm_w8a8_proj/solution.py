@@ -4,7 +4,8 @@ import triton.language as tl
 
 # 1. one program per row: h = x + residual (rounded, stored), the sum of squares, then hn and
 #    its absmax, then the int8 codes and the row scale (h recomputed from x and residual in
-#    every pass rather than re-read);
+#    every pass rather than re-read); the codes are the reference's: r from a float64 sum,
+#    correctly rounded divisions (a flipped code is outside the bounds, run 22);
 # 2. the int8 GEMM (int32 accumulation), dequantized with the row and channel scales.
 
 
@@ -13,7 +14,7 @@ def _add_norm_quant_kernel(x_ptr, res_ptr, w_ptr, h_ptr, q_ptr, s_ptr, DM, eps,
                            BLOCK: tl.constexpr):
     row = tl.program_id(0).to(tl.int64) * DM
     dt = h_ptr.dtype.element_ty
-    ss = tl.zeros((BLOCK,), dtype=tl.float32)
+    ss = tl.zeros((BLOCK,), dtype=tl.float64)
     for k0 in range(0, DM, BLOCK):
         cols = k0 + tl.arange(0, BLOCK)
         mask = cols < DM
@@ -21,9 +22,11 @@ def _add_norm_quant_kernel(x_ptr, res_ptr, w_ptr, h_ptr, q_ptr, s_ptr, DM, eps,
         rs = tl.load(res_ptr + row + cols, mask=mask, other=0.0).to(tl.float32)
         h = (x + rs).to(dt)
         tl.store(h_ptr + row + cols, h, mask=mask)
-        hf = h.to(tl.float32)
+        hf = h.to(tl.float64)
         ss += hf * hf
-    r = 1.0 / tl.sqrt(tl.sum(ss, axis=0) / DM + eps)
+    # r from a float64 mean of squares, rounded once (any order gives the same float32 r): in
+    # float32 its last bit depends on the order, and it flips codes of hn at ties (run 22)
+    r = (1.0 / tl.sqrt(tl.sum(ss, axis=0) / DM + eps)).to(tl.float32)  # sqrt.rn.f64
     amax = tl.zeros((BLOCK,), dtype=tl.float32)
     for k0 in range(0, DM, BLOCK):
         cols = k0 + tl.arange(0, BLOCK)
@@ -33,7 +36,7 @@ def _add_norm_quant_kernel(x_ptr, res_ptr, w_ptr, h_ptr, q_ptr, s_ptr, DM, eps,
         nw = tl.load(w_ptr + cols, mask=mask, other=0.0).to(tl.float32)
         hn = (x + rs).to(dt).to(tl.float32) * r * nw
         amax = tl.maximum(amax, tl.abs(hn))
-    s = tl.max(amax, axis=0) / 127.0
+    s = tl.div_rn(tl.max(amax, axis=0), 127.0)  # `/` is div.full.f32 on sm_90
     safe = tl.where(s > 0, s, 1.0)
     for k0 in range(0, DM, BLOCK):
         cols = k0 + tl.arange(0, BLOCK)
@@ -42,7 +45,7 @@ def _add_norm_quant_kernel(x_ptr, res_ptr, w_ptr, h_ptr, q_ptr, s_ptr, DM, eps,
         rs = tl.load(res_ptr + row + cols, mask=mask, other=0.0).to(tl.float32)
         nw = tl.load(w_ptr + cols, mask=mask, other=0.0).to(tl.float32)
         hn = (x + rs).to(dt).to(tl.float32) * r * nw
-        v = tl.minimum(tl.maximum(hn / safe, -127.0), 127.0)
+        v = tl.minimum(tl.maximum(tl.div_rn(hn, safe), -127.0), 127.0)
         # adding and removing 1.5 * 2^23 rounds to the nearest integer, ties to even
         q = (v + 12582912.0) - 12582912.0
         tl.store(q_ptr + row + cols, q.to(tl.int8), mask=mask)
