@@ -753,3 +753,56 @@ def test_add_rms_norm_w8a8_solution_gives_the_references_bits(monkeypatch, dtype
                                 {"T": 33, "DM": 1100, "N": 200}, dtype, 3, "outlier")
     got, expected = solution.run(*args), ref.reference(*args)
     assert all(torch.equal(g, e) for g, e in zip(got, expected))
+
+
+# --- run 22 (session 34, helper H3): softmax_temperature's tied outlier logits ---------------
+
+def _softmax_temperature_h100(x: torch.Tensor, T: float, how: str) -> torch.Tensor:
+    """softmax(x / T) in float32 as the H100 computes it. `cuda`: PyTorch's reference (a CPU
+    scalar divisor is x * float32(1 / float32(T)), BinaryDivTrueKernel.cu; z rounded); `fma`:
+    the suite's solution as Triton 3.6 compiles it for sm_90 (z - max is fma.rn.f32(x, inv_t,
+    -max): z never rounded); `div`: vLLM's logits.div_(temperatures), a tensor divisor, true
+    division; `bf16`: z rounded to bfloat16 (lower precision); `fp16_exp`: exp rounded to
+    float16 (lower precision)."""
+    import numpy as np
+
+    inv = np.float32(1.0 / T) if how == "fma" else np.float32(1) / np.float32(T)
+    if how == "fma":
+        m = (x * torch.tensor(inv)).amax(-1, keepdim=True)
+        e = torch.exp((x.double() * float(inv) - m.double()).float())  # one rounding
+        return e * (1 / e.double().sum(-1, keepdim=True).float())
+    z = x / T if how in ("div", "bf16", "fp16_exp") else x * torch.tensor(inv)
+    if how == "bf16":
+        z = z.bfloat16().float()
+    if how == "fp16_exp":
+        e = torch.exp(z - z.amax(-1, keepdim=True)).half().float()
+        return e / e.sum(-1, keepdim=True)
+    return torch.softmax(z, -1)
+
+
+@pytest.mark.parametrize("seed", [4, 6])
+def test_softmax_temperature_honest_float32_passes_tied_outlier_logits(seed):
+    # run 22: batch-32k-float32-outlier failed 13 of 33554432 elements ("got 0.307976, expected
+    # 0.307878", rel_l2 5.74e-6). Outliers x1e3 made logits ~1.4e4: where two tie for a row's
+    # top, a rounding of z = x / T (~1e-3) moves both by ~3e-4 relative, and PyTorch's own
+    # answer was beyond rel_l2 5e-6 of the float64 truth (5-8% of seeds), so the judge had no
+    # truth. Here (256 rows of the GPU shape) the old task failed both seeds; logits ~1e3 (x1e2,
+    # the description's) and rel_l2 2e-5 pass every honest form; lower precision still fails
+    from kgb.judge.truth import compare_for_task
+
+    task_dir, task_id = "Normalization/softmax_temperature", "normalization.softmax_temperature"
+    task, ref, (x, T) = _task_inputs(task_dir, task_id, {"M": 256, "V": 32768}, "float32", seed,
+                                     "outlier")
+    expected = [_softmax_temperature_h100(x, T, "cuda")]
+    for how in ("fma", "div"):
+        got = [_softmax_temperature_h100(x, T, how)]
+        result = compare_for_task(task, ref, got, expected, (x, T), "float32")
+        assert result.passed, (how, result.message)
+    low = [_softmax_temperature_h100(x, T, "bf16")]
+    assert not compare_for_task(task, ref, low, expected, (x, T), "float32").passed
+    # exp in float16 hides in rows one outlier owns; the standard case shows it
+    task, ref, (x, T) = _task_inputs(task_dir, task_id, {"M": 256, "V": 32768}, "float32", seed,
+                                     "standard")
+    expected = [_softmax_temperature_h100(x, T, "cuda")]
+    low = [_softmax_temperature_h100(x, T, "fp16_exp")]
+    assert not compare_for_task(task, ref, low, expected, (x, T), "float32").passed

@@ -5,7 +5,10 @@ from kgb.tasks.inputs import maybe_outliers, normal
 
 def make_inputs(shape: dict, dtype: str, gen: torch.Generator, mode: str):
     M, V = shape["M"], shape["V"]
-    logits = maybe_outliers(normal((M, V), dtype, gen, std=3.0), gen, mode)
+    # outliers x1e2: logits to ~1.5e3 (the description's ~1e3; max-subtraction still needed).
+    # At x1e3 (logits ~1.4e4) a float32 z = x / T rounds by ~1e-3, and where two outliers tie
+    # for the top PyTorch's own answer was beyond rel_l2 of the float64 truth (run 22, H100)
+    logits = maybe_outliers(normal((M, V), dtype, gen, std=3.0), gen, mode, scale=1e2)
     u = torch.rand((1,), generator=gen, device=gen.device).item()
     temperature = round(0.25 + 1.75 * u, 4)
     if mode == "outlier" and M >= 2:
