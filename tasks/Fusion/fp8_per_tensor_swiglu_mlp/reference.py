@@ -5,7 +5,11 @@ FP8_MAX = 448.0
 
 
 def _quant(z):  # z float32 -> (e4m3 codes as float64, the per-tensor scale, float32)
-    s = torch.clamp(z.abs().amax(), min=1e-10) / FP8_MAX
+    amax = torch.clamp(z.abs().amax(), min=1e-10)
+    # divided by a tensor: PyTorch on CUDA divides by a Python scalar as amax * float32(1/448)
+    # (BinaryDivTrueKernel.cu), which can be an ulp from the quotient and would move every
+    # code's z / s; the contract's division is correctly rounded on every device
+    s = amax / torch.full_like(amax, FP8_MAX)
     q = (z / s).clamp(-FP8_MAX, FP8_MAX).to(torch.float8_e4m3fn)
     return q.double(), s
 
@@ -20,7 +24,10 @@ def reference(x, w13, w13_scale, w2, w2_scale):
     xq, sx = _quant(x.float())
     gu = _gemm(xq, sx, w13, w13_scale)
     g, u = gu[:, :Fh], gu[:, Fh:]
-    h = g / (1.0 + torch.exp(-g)) * u
+    # silu(g) * u of the float32 g, u, rounded once to float32 (float64 arithmetic: within an
+    # ulp of a double, so every honest evaluation rounds it the same way)
+    g64, u64 = g.double(), u.double()
+    h = (g64 / (1.0 + torch.exp(-g64)) * u64).float()
     hq, sh = _quant(h)
     return _gemm(hq, sh, w2, w2_scale).to(x.dtype)
 
