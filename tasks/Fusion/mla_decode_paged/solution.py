@@ -8,7 +8,7 @@ LOG2E = tl.constexpr(1.4426950408889634)
 @triton.jit
 def _mla_decode_kernel(q_ptr, c_ptr, bt_ptr, lens_ptr, o_ptr, H, DL, DR, BS, MAXB, scale,
                        BLOCK_H: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_DL: tl.constexpr,
-                       BLOCK_DR: tl.constexpr):
+                       BLOCK_DR: tl.constexpr, CHUNK_D: tl.constexpr):
     # one program per (sequence, head tile): the heads are the rows of the query tile, so each
     # gathered latent tile [BLOCK_N, DL] serves all of them, as key and as value
     b = tl.program_id(0)
@@ -17,11 +17,11 @@ def _mla_decode_kernel(q_ptr, c_ptr, bt_ptr, lens_ptr, o_ptr, H, DL, DR, BS, MAX
     W = DL + DR
     offs_l = tl.arange(0, BLOCK_DL)
     offs_r = tl.arange(0, BLOCK_DR)
+    offs_c = tl.arange(0, CHUNK_D)
     offs_n = tl.arange(0, BLOCK_N)
     l_mask = offs_l < DL
     r_mask = offs_r < DR
     q_row = q_ptr + (b.to(tl.int64) * H + heads[:, None]) * W
-    q_lat = tl.load(q_row + offs_l[None, :], mask=h_mask[:, None] & l_mask[None, :], other=0.0)
     q_pe = tl.load(q_row + DL + offs_r[None, :], mask=h_mask[:, None] & r_mask[None, :],
                    other=0.0)
     length = tl.load(lens_ptr + b)
@@ -38,8 +38,21 @@ def _mla_decode_kernel(q_ptr, c_ptr, bt_ptr, lens_ptr, o_ptr, H, DL, DR, BS, MAX
                     mask=t_mask[:, None] & l_mask[None, :], other=0.0)  # [BLOCK_N, DL]
         kpe = tl.load(c_ptr + row[None, :] + DL + offs_r[:, None],
                       mask=t_mask[None, :] & r_mask[:, None], other=0.0)  # [DR, BLOCK_N]
-        s = tl.dot(q_lat, tl.trans(c), input_precision="ieee")
-        s = tl.dot(q_pe, kpe, s, input_precision="ieee") * qk_scale
+        # Scores as independent dots over chunks of CHUNK_D latent entries (and the rope part),
+        # each scaled, then added: a float32 tl.dot on sm_90 is one FMA chain over its K (no
+        # tensor cores), and where one product of q . C dominates (outlier latents x1e2) a
+        # 576-long chain rounds at that product's size ~500 times: an H100 put 98 outputs of
+        # deepseek-v3-tp8 float32 beyond 4x their sensitivity (52 allowed). Scaled before the
+        # sum, no part becomes the next dot's accumulator (Triton folds s + tl.dot(a, b) into
+        # tt.dot(a, b, s): one chain again)
+        s = tl.dot(q_pe, kpe, input_precision="ieee") * qk_scale
+        for d0 in tl.static_range(0, BLOCK_DL, CHUNK_D):
+            dc = d0 + offs_c
+            qc = tl.load(q_row + dc[None, :], mask=h_mask[:, None] & (dc < DL)[None, :],
+                         other=0.0)
+            kc = tl.load(c_ptr + row[None, :] + dc[:, None],
+                         mask=t_mask[None, :] & (dc < DL)[:, None], other=0.0)  # [CHUNK_D, N]
+            s += tl.dot(qc, kc, input_precision="ieee") * qk_scale
         s = tl.where(t_mask[None, :], s, -float("inf"))
         m_new = tl.maximum(m_i, tl.max(s, axis=1))
         alpha = tl.exp2(m_i - m_new)
@@ -65,5 +78,6 @@ def run(q, kv_cache, block_tables, seq_lens, kv_lora_rank, scale):
     grid = (B, triton.cdiv(H, BLOCK_H))
     _mla_decode_kernel[grid](q, kv_cache, block_tables, seq_lens, out, H, DL, DR, BS,
                              block_tables.shape[1], scale, BLOCK_H=BLOCK_H, BLOCK_N=BLOCK_N,
-                             BLOCK_DL=BLOCK_DL, BLOCK_DR=BLOCK_DR, num_warps=4, num_stages=2)
+                             BLOCK_DL=BLOCK_DL, BLOCK_DR=BLOCK_DR, CHUNK_D=min(64, BLOCK_DL),
+                             num_warps=4, num_stages=2)
     return out
