@@ -77,25 +77,9 @@ def test_linear_attention_carries_its_state_outside_a_dot_accumulator():
     assert len(re.findall(r"\bsub\.f32", asm["ptx"])) >= 128
 
 
-def test_fp8_swiglu_mlp_dots_run_on_float16_not_fp8_tensor_cores():
-    # an e4m3 x e4m3 wgmma sums in a ~13-bit-mantissa accumulator (Triton's sm_90 default,
-    # max_num_imprecise_acc = 2**30, never moves it to float32): y was 2e-3..2e-2 off on an
-    # H100. The codes are widened to float16 (exact) and the dot accumulates in float32.
-    common = {"M": "i32", "N": "i32", "K": "i32", "BLOCK_M": "constexpr",
-              "BLOCK_N": "constexpr", "BLOCK_K": "constexpr"}
-    sizes = {"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32}
-    options = {"num_warps": 4, "num_stages": 3}
-    down = _compile("Fusion/fp8_per_tensor_swiglu_mlp", "_down_kernel",
-                    {"hq_ptr": "*fp8e4nv", "sh_ptr": "*fp32", "w_ptr": "*fp8e4nv",
-                     "ws_ptr": "*fp32", "y_ptr": "*fp32", **common}, sizes, options)
-    gate_up = _compile("Fusion/fp8_per_tensor_swiglu_mlp", "_gate_up_kernel",
-                       {"xq_ptr": "*fp8e4nv", "sx_ptr": "*fp32", "w_ptr": "*fp8e4nv",
-                        "ws_ptr": "*fp32", "h_ptr": "*fp32", "hmax_ptr": "*fp32",
-                        "M": "i32", "F": "i32", "K": "i32", "BLOCK_M": "constexpr",
-                        "BLOCK_N": "constexpr", "BLOCK_K": "constexpr"}, sizes, options)
-    for asm in (down, gate_up):
-        kinds = set(re.findall(r"wgmma\.mma_async\.\S*?\.(f32\.\w+\.\w+)", asm["ptx"]))
-        assert kinds == {"f32.f16.f16"}, kinds
+# (run 20's test_fp8_swiglu_mlp_dots_run_on_float16_not_fp8_tensor_cores held the float16
+# widening; run 22 found it short of the bounds at the GPU shapes and replaced it: see
+# test_fp8_swiglu_mlp_sums_exactly_on_integer_tensor_cores below)
 
 
 def _fp22_gemm(codes: torch.Tensor, w: torch.Tensor, bits: int | None) -> torch.Tensor:
@@ -126,8 +110,8 @@ def test_fp8_swiglu_mlp_tolerance_refuses_a_13_bit_accumulator(bits, passes):
         {"T": 64, "DM": 256, "F": 512}, "float32", torch.Generator().manual_seed(5), "standard")
     xq, sx = ref._quant(x.float())
     gu = (_fp22_gemm(xq, w13, bits) * sx) * w13_scale
-    g, u = gu[:, :512], gu[:, 512:]
-    hq, sh = ref._quant(g / (1.0 + torch.exp(-g)) * u)
+    g, u = gu[:, :512].double(), gu[:, 512:].double()
+    hq, sh = ref._quant((g / (1.0 + torch.exp(-g)) * u).float())  # h as the reference has it
     y = ((_fp22_gemm(hq, w2, bits) * sh) * w2_scale).to(x.dtype)
     result = compare_outputs([y], [ref.reference(x, w13, w13_scale, w2, w2_scale)],
                              task.tolerance_for("float32"))
@@ -602,6 +586,127 @@ def test_decode_attention_scores_are_short_independent_fma_chains():
     dots = re.findall(r"= tt\.dot \S+, \S+, (%\S+)[^:]*: tensor<(\d+)x(\d+)", asm["ttgir"])
     scores = [acc for acc, rows, k in dots if (rows, k) == ("16", "32")]
     assert len(scores) == 4 and len(dots) == 5, dots
+    assert all(acc.startswith("%cst") for acc in scores), scores
+
+
+# --- run 22 (session 34, helper H2): an fp8 MLP's re-quantized h, MLA's 576-long score -------
+
+def test_fp8_swiglu_mlp_sums_exactly_on_integer_tensor_cores():
+    # run 22: with the float16 widening (run 20's fix) 12 of 54 GPU cases still failed, every
+    # large one: h is quantized again with one scale for the whole tensor, and a code of h
+    # that rounds the other way at a tie moves its row of y by up to ~0.03. A float16 wgmma
+    # accumulates toward zero (a torch model of it: 8.7e-4 of y outside at llama2-7b float32,
+    # the H100 7.2e-4), a float32 sum still flips codes (2.6e-4), and so do div.full.f32 and
+    # ex2.approx. The sums are now exact (int8 digits of code * 2^9, nine s8 wgmmas a K block,
+    # combined in int64 and rounded once), silu is evaluated in float64, divisions are div.rn
+    sizes = {"BLOCK_M": 64, "BLOCK_N": 32, "BLOCK_K": 32}
+    options = {"num_warps": 4, "num_stages": 3}
+    task = "Fusion/fp8_per_tensor_swiglu_mlp"
+    common = {"M": "i32", "K": "i32", "BLOCK_M": "constexpr", "BLOCK_N": "constexpr",
+              "BLOCK_K": "constexpr"}
+    gate_up = _compile(task, "_gate_up_kernel",
+                       {"xq_ptr": "*u8", "sx_ptr": "*fp32", "w_ptr": "*u8", "ws_ptr": "*fp32",
+                        "h_ptr": "*fp32", "hmax_ptr": "*fp32", "F": "i32", **common},
+                       sizes, options)
+    down = _compile(task, "_down_kernel",
+                    {"hq_ptr": "*u8", "sh_ptr": "*fp32", "w_ptr": "*u8", "ws_ptr": "*fp32",
+                     "y_ptr": "*fp32", "N": "i32", **common}, sizes, options)
+    for asm in (gate_up, down):
+        kinds = set(re.findall(r"wgmma\.mma_async\.\S*?\.(\w+\.\w+\.\w+)\s", asm["ptx"]))
+        assert kinds == {"s32.s8.s8"}, kinds
+        assert "cvt.rn.f32.s64" in asm["ptx"]  # the exact sum rounded once
+    assert not re.search(r"ex2\.approx|div\.full|div\.approx", gate_up["ptx"])
+    quant = _compile(task, "_quantize_kernel", {"x_ptr": "*fp32", "q_ptr": "*fp8e4nv",
+                                                "scale_ptr": "*fp32", "n": "i32",
+                                                "BLOCK": "constexpr"}, {"BLOCK": 1024},
+                     {"num_warps": 4})
+    scale = _compile(task, "_scale_kernel", {"partial_ptr": "*fp32", "scale_ptr": "*fp32",
+                                             "num_partials": "i32", "BLOCK": "constexpr"},
+                     {"BLOCK": 128}, {"num_warps": 4})
+    for asm in (quant, scale):
+        assert "div.rn.f32" in asm["ptx"] and "div.full" not in asm["ptx"]
+
+
+_BITS = """
+import importlib.util, json, sys
+import torch
+from kgb.worker import interpreter_fixes
+interpreter_fixes.apply()  # as the candidate worker does: e4m3 casts round as the GPU's
+folder, dims, dtype = sys.argv[1], json.loads(sys.argv[2]), sys.argv[3]
+def load(name):
+    spec = importlib.util.spec_from_file_location("bits_" + name, folder + "/" + name + ".py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+solution, reference, inputs = load("solution"), load("reference"), load("inputs")
+args = inputs.make_inputs(dims, dtype, torch.Generator().manual_seed(3), "outlier")
+got, expected = solution.run(*args), reference.reference(*args)
+print(int((got != expected).sum()))
+"""
+
+
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+def test_fp8_swiglu_mlp_solution_gives_the_references_bits(dtype):
+    # the contract is now exact up to y's own roundings: sums exact, h rounded once, divisions
+    # correctly rounded. The interpreted solution gives the reference's y bit for bit (with
+    # its old float32 sums of float16 codes 1326 of 17600 float32 elements differed here)
+    env = {**os.environ, "TRITON_INTERPRET": "1", "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "-c", _BITS,
+                           str(ROOT / "tasks" / "Fusion" / "fp8_per_tensor_swiglu_mlp"),
+                           json.dumps({"T": 16, "DM": 1100, "F": 300}), dtype],
+                          capture_output=True, text=True, env=env, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip().splitlines()[-1] == "0", done.stdout[-500:]
+
+
+def test_fp8_swiglu_mlp_one_flipped_code_of_h_is_beyond_the_bounds():
+    # why the contract asks for exact sums: one code of h rounded the other way (one e4m3
+    # step) at a large |h| moves its row of y beyond the float32 bounds, while a flipped code
+    # of the smallest size stays within them (the bounds are not tighter than y's rounding)
+    from kgb.judge.compare import compare_outputs
+
+    task, ref, args = _task_inputs("Fusion/fp8_per_tensor_swiglu_mlp",
+                                   "fusion.fp8_per_tensor_swiglu_mlp",
+                                   {"T": 128, "DM": 256, "F": 512}, "float32", 1, "standard")
+    x, w13, w13_scale, w2, w2_scale = args
+    xq, sx = ref._quant(x.float())
+    gu = ref._gemm(xq, sx, w13, w13_scale)
+    g, u = gu[:, :512].double(), gu[:, 512:].double()
+    hq, sh = ref._quant((g / (1.0 + torch.exp(-g)) * u).float())
+    expected = ref.reference(*args)
+    assert torch.equal(ref._gemm(hq, sh, w2, w2_scale), expected)
+    bits = hq.float().to(torch.float8_e4m3fn).view(torch.uint8).flatten()  # exact codes
+    magnitude = hq.abs().flatten()
+    results = []
+    for at, step in ((int(magnitude.argmax()), -1),  # 448 -> 416 (one e4m3 step)
+                     (int(torch.where(magnitude > 0, magnitude, 1e9).argmin()), 1)):
+        flipped = bits.clone()
+        flipped[at] += step
+        codes = flipped.view(torch.float8_e4m3fn).view_as(hq).double()
+        assert (codes != hq).sum() == 1
+        y = ref._gemm(codes, sh, w2, w2_scale)
+        results.append(compare_outputs([y], [expected], task.tolerance_for("float32")).passed)
+    assert results == [False, True], results
+
+
+def test_mla_decode_scores_are_short_independent_fma_chains():
+    # run 22: a float32 tl.dot on sm_90 is one FMA chain over K; the score was one chain of
+    # 576 (the latent dot then the rope dot accumulating into it), and outlier latents (x1e2)
+    # make one product dominate: the H100 put 98 outputs of deepseek-v3-tp8 float32 outlier
+    # beyond 4x their sensitivity (52 allowed). A torch model of that chain: 110 (seed 0,
+    # max 4.7e-3, rel_l2 3.0e-6; the H100 98, 4.1e-3, 2.9e-6); nine chains of 64 summed after:
+    # passes. All nine score dots must start from 0 (Triton folds s + tl.dot(a, b) into one)
+    asm = _compile("Fusion/mla_decode_paged", "_mla_decode_kernel",
+                   {"q_ptr": "*fp32", "c_ptr": "*fp32", "bt_ptr": "*i32", "lens_ptr": "*i32",
+                    "o_ptr": "*fp32", "H": "i32", "DL": "i32", "DR": "i32", "BS": "i32",
+                    "MAXB": "i32", "scale": "fp32", "BLOCK_H": "constexpr",
+                    "BLOCK_N": "constexpr", "BLOCK_DL": "constexpr", "BLOCK_DR": "constexpr",
+                    "CHUNK_D": "constexpr"},
+                   {"BLOCK_H": 16, "BLOCK_N": 32, "BLOCK_DL": 512, "BLOCK_DR": 64,
+                    "CHUNK_D": 64}, {"num_warps": 4, "num_stages": 2})
+    dots = re.findall(r"= tt\.dot \S+, \S+, (%\S+)[^:]*: tensor<(\d+)x(\d+)", asm["ttgir"])
+    scores = [acc for acc, rows, k in dots if (rows, k) == ("16", "64")]
+    assert len(scores) == 9 and len(dots) == 10, dots
     assert all(acc.startswith("%cst") for acc in scores), scores
 
 
