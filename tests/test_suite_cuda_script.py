@@ -58,10 +58,10 @@ def _job(task: str, verdict: str, passed: int) -> dict:
 
 
 def _state(path: Path, jobs: list[dict], device: str = "NVIDIA H100 80GB HBM3",
-           seed: int = 1) -> Path:
+           seed: int = 1, timing: str = "off") -> Path:
     report = {"seed": seed, "environment": {"device_name": device, "kgb": "0.1.0",
                                             "torch": "2.11", "triton": "3.6",
-                                            "sandbox": {"backend": "bwrap"}, "timing": "off"},
+                                            "sandbox": {"backend": "bwrap"}, "timing": timing},
               "summary": {}, "jobs": jobs}
     data = json.dumps(report).encode()
     with tarfile.open(path, "w:gz") as tar:
@@ -109,4 +109,29 @@ def test_merge_refuses_two_gpu_models_and_files_without_a_report(tmp_path):
     junk.write_bytes(b"not a tar")
     done = _script(tmp_path, str(junk), STEP="merge")
     assert done.returncode != 0 and "not a state file" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_mixed_joins_correctness_checks_of_two_models_naming_each_rows(tmp_path):
+    h100 = _state(tmp_path / "h.tar.gz", [_job("matmul.matmul", "incorrect", 30),
+                                          _job("spatial.roll", "passed", 36)])
+    h200 = _state(tmp_path / "g.tar.gz", [_job("matmul.matmul", "passed", 36)],
+                  device="NVIDIA H200")
+    done = _script(tmp_path, str(h100), str(h200), STEP="merge", MIXED="1")
+    assert done.returncode == 0, done.stderr
+    assert "NVIDIA H100 80GB HBM3 and NVIDIA H200" in done.stdout
+    rows = {line.split(" | ")[0][2:]: line for line in done.stdout.splitlines()
+            if line.startswith("| ") and "." in line.split(" | ")[0]}
+    assert "| passed |" in rows["matmul.matmul"] and rows["matmul.matmul"].endswith(
+        " NVIDIA H200 |")  # the later call's verdict, and the model that gave it
+    assert rows["spatial.roll"].endswith(" NVIDIA H100 80GB HBM3 |")
+    assert "| GPU |" in done.stdout and "2 of 2 tasks correct" in done.stdout
+
+
+def test_mixed_refuses_a_timed_report(tmp_path):
+    h100 = _state(tmp_path / "h.tar.gz", [_job("spatial.roll", "passed", 36)], timing="on")
+    h200 = _state(tmp_path / "g.tar.gz", [_job("matmul.matmul", "passed", 36)],
+                  device="NVIDIA H200")
+    done = _script(tmp_path, str(h100), str(h200), STEP="merge", MIXED="1")
+    assert done.returncode != 0 and "correctness checks only" in done.stderr
     assert "Traceback" not in done.stderr

@@ -34,6 +34,10 @@ def adaptation_table(report: dict[str, Any]) -> str:
              "",
              "| task | compiled | verdict | cases | speedup vs eager | vs torch.compile | "
              "fraction of peak | note |", "|---|---|---|---|---|---|---|---|"]
+    # a merge of correctness checks on several GPU models names each row's (merge_adaptation)
+    by_model = any("device_name" in job for job in report["jobs"])
+    if by_model:
+        lines[-2:] = [lines[-2] + " GPU |", lines[-1] + "---|"]
     for job in report["jobs"]:
         cov = job.get("coverage") or {}
         timings = job.get("timings") or []
@@ -45,7 +49,8 @@ def adaptation_table(report: dict[str, Any]) -> str:
                      f"| {cov.get('passed', 0)}/{cov.get('cases', 0)} "
                      f"| {_fmt(job.get('speedup_eager'), '.2f')} "
                      f"| {_fmt(job.get('speedup_compile'), '.2f')} "
-                     f"| {_fmt(peak or None, '.0%')} | {note} |")
+                     f"| {_fmt(peak or None, '.0%')} | {note} |"
+                     + (f" {job.get('device_name') or ''} |" if by_model else ""))
     return "\n".join(lines) + "\n"
 
 

@@ -25,6 +25,9 @@
 #   STEP=merge  (here, anywhere) docs/suite-gpu.md's table from several calls' state files,
 #               given as arguments, oldest first (a task's entry comes from the last one that
 #               finished it); the tasks no call finished are listed under it. Prints markdown.
+#               MIXED=1: the calls ran on several GPU models (H100 and H200: one architecture,
+#               sm_90, one compiler output) -- correctness checks only (--timing off); each
+#               row names its model
 # DRY=1: anywhere, without .whl/.device or a GPU: prints the chunk's tasks and the kgb command.
 # LOCAL=1: run for real without env.sh (e.g. DEVICE=cpu SANDBOX=process: a rehearsal of the
 # state and resume steps on the dev machine); DEVICE and SANDBOX default to cuda and bwrap.
@@ -34,7 +37,7 @@ START=$(date +%s)
 if [ "${STEP:-check}" = merge ]; then
   PY=${PY:-python3}
   exec "$PY" - "$@" <<'EOF'
-import io, json, sys, tarfile, tempfile
+import io, json, os, sys, tarfile, tempfile
 from pathlib import Path
 sys.path.insert(0, "scripts/gpu")
 sys.path.insert(0, ".")
@@ -63,7 +66,7 @@ with tempfile.TemporaryDirectory() as folder:
     for i, report in enumerate(reversed(reports)):  # merged() keeps a task's first entry
         paths.append(Path(folder) / f"{i}.json")
         paths[-1].write_text(json.dumps(report))
-    table = merged(paths)
+    table = merged(paths, mixed=os.environ.get("MIXED") == "1")
 table["seed"] = ", ".join(dict.fromkeys(str(r["seed"]) for r in reports))  # a resumed run's repeats
 print(adaptation_table(table), end="")
 done = {j["task"] for j in table["jobs"]}
