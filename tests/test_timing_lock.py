@@ -593,3 +593,87 @@ def test_a_grant_with_no_other_tenant_does_not_wait_for_the_drain():
     undrained = GpuShare("cuda:0", drain=lambda bound: False)
     holder, _ = undrained.join("holder", None), undrained.join("other", _Box())
     assert undrained.acquire(holder, 30.0) is False  # fail closed as before
+
+
+@pytest.mark.parametrize("backend", ["process", pytest.param("bwrap", marks=pytest.mark.bwrap)])
+def test_a_held_start_is_a_tenant_from_its_start_frozen_through_windows_before_go(tmp_path,
+                                                                                   backend):
+    """A held worker may ready its GPU (the CUDA context, the profiler's ~4 s) while the job
+    before it runs, only because the host makes it a tenant of the GPU from its start: another
+    job's window freezes it while held — its count stands still — and the seconds it spent
+    frozen while held are not taken off its own run's wall. It is told so (KGB_HOLD_DEVICE);
+    a start that is not held (Sandbox.run) is not a tenant before it runs and is not told."""
+    from kgb.sandbox import available_backends, create_sandbox
+
+    reason = available_backends().get(backend, "not importable")
+    if reason:
+        pytest.skip(f"{backend} backend unavailable: {reason}")
+    tmp_path.chmod(0o755)
+    sandbox = create_sandbox(backend)
+    share = GpuShare("cpu")
+    counter = tmp_path / "held" / "n"
+    try:
+        timer = _start(share, tmp_path / "timer", "timer",
+                       [str(FIXTURES / "honest.py"), "1.0", "0.0"], 30.0, sandbox)
+        ready = _start(share, tmp_path / "held", "held",
+                       [str(FIXTURES / "readies_while_held.py"), str(counter)], 30.0, sandbox)
+        assert len(share._tenants) == 2, "a held start joins its GPU before `go`"
+        live = backend == "process"  # bwrap's output folder is a tmpfs copied out at the end
+        if live:
+            _wait_for(lambda: _count(counter) > 0)  # readying, held
+        results: dict = {}
+        thread = threading.Thread(target=lambda: results.__setitem__("timer", timer.go()))
+        thread.start()
+        _wait_for(lambda: share.holder() == "timer")
+        time.sleep(0.3)  # a count in flight lands
+        at = _count(counter)
+        time.sleep(0.5)
+        assert share.holder() == "timer" and _count(counter) == at, \
+            "a held tenant ran inside another job's window"
+        thread.join(60)
+        if live:
+            _wait_for(lambda: _count(counter) > at)  # thawed, still held, readying again
+        held_tenant = next(t for t in share._tenants if t.name == "held")
+        assert held_tenant.frozen_s >= 0.5
+        done = ready.go()
+        assert done.returncode == 0 and "hold_device 1" in done.stdout, done.stderr
+        assert done.wall_s < 5.0  # its own run, not the held seconds frozen
+        assert not share._tenants, "every tenant left"
+        assert results["timer"].returncode == 0
+        unheld = tmp_path / "unheld"
+        unheld.mkdir()
+        unheld.chmod(0o777)
+        plain = sandbox.run(SandboxRequest(
+            argv=(sys.executable, str(FIXTURES / "readies_while_held.py"), str(unheld / "n")),
+            out_dir=unheld, ro_paths=(FIXTURES,), env=(("PYTHONPATH", str(FIXTURES)),),
+            tmp_dir=_scratch(), label="unheld", channel=True, share=share),
+            Limits(wall_time_s=30.0, compile_time_s=0.0))
+        assert plain.returncode == 0 and "hold_device -" in plain.stdout, plain.stderr
+    finally:
+        sandbox.close()
+
+
+def test_a_tenant_attached_inside_a_window_is_frozen_at_once(tmp_path):
+    """The race `attach` closes: a held start joins before its sandbox exists, a window opens,
+    then the sandbox appears — it is stopped at once, not left running through the window;
+    attached outside a window it runs, and the next window stops it."""
+    counter = tmp_path / "n"
+    share = GpuShare("cpu")
+    holder = share.join("holder", None)
+    late = share.join("late", None)
+    assert share.acquire(holder, 30.0) is True  # nothing of `late` to freeze yet
+    child = Child([sys.executable, "-c", COUNTER, str(counter)], dict(os.environ), 4096,
+                  stdin_pipe=True)
+    try:
+        share.attach(late, child)
+        assert late.frozen_since is not None
+        time.sleep(1.0)
+        assert _count(counter) == 0, "attached inside a window, it ran"
+        share.release(holder)
+        _wait_for(lambda: _count(counter) > 0)
+        assert share.acquire(holder, 30.0) is True
+        assert late.frozen_since is not None  # the next window stops it as any tenant
+        share.release(holder)
+    finally:
+        share.leave(late)
+        child.wait(0.0)

@@ -129,3 +129,30 @@ def test_the_kept_outputs_are_saved_under_their_planned_names(worker_side, tmp_p
                               timing._Window(Channel()), None)
     assert timed.unsaved is None
     assert sorted(p.name for p in tmp_path.iterdir()) == [P.timed_file(2, 1), P.timed_file(2, 3)]
+
+
+def test_a_held_tenant_readies_the_gpu_and_the_profiler_before_go_and_no_one_else(monkeypatch):
+    """kgb/worker/main.py `_ready_device`: the ~4 s of the first profiler session (CUPTI's
+    start) is paid while held — only where the host made the held sandbox a tenant of its GPU
+    (KGB_HOLD and KGB_HOLD_DEVICE) and the job will profile a call (timed, on a GPU, a timeable
+    case); on kgb's own op, before the candidate is imported."""
+    from kgb.worker import main as worker_main
+
+    seen: list[str] = []
+    monkeypatch.setattr(worker_main.torch, "empty", lambda *a, **k: seen.append("context"))
+    monkeypatch.setattr(worker_main.torch.cuda, "synchronize", lambda *a, **k: None)
+    monkeypatch.setattr(worker_main, "profile_call",
+                        lambda call, sync: seen.append("profiler"))
+    spec = P.JobSpec(task_id="t", inputs_path="inputs.py", layout_inputs=(), seed_input=None,
+                     kernel_path="k.py", entry="run", device="cuda:0", interpreter=False,
+                     out_dir="out", cases=(CASE,))
+    tenant = {"KGB_HOLD": "1", "KGB_HOLD_DEVICE": "1"}
+    assert worker_main._ready_device(spec, tenant) and seen == ["context", "profiler"]
+    untimeable = replace(CASE, mode="outliers")
+    for environ, job in [({"KGB_HOLD": "1"}, spec),  # held, but not a tenant: hands off
+                         ({"KGB_HOLD_DEVICE": "1"}, spec),  # not held (Sandbox.run)
+                         (tenant, replace(spec, timing=False)),  # --timing off: no profiling
+                         (tenant, replace(spec, device="cpu", interpreter=True)),
+                         (tenant, replace(spec, cases=(untimeable,)))]:
+        seen.clear()
+        assert not worker_main._ready_device(job, environ) and not seen, (environ, job)

@@ -131,6 +131,17 @@ class GpuShare:
             self._tenants.append(tenant)
         return tenant
 
+    def attach(self, tenant: Tenant, box: Freezable) -> None:
+        """The sandbox of a tenant that joined before it existed (a held start that may touch
+        the device before `go`, kgb/sandbox/subproc.py): stopped at once if a window is open,
+        so nothing of it runs inside another's window, as if it had been there all along."""
+        with self._cond:
+            tenant.box = box
+            inside = self._holder is not None and self._holder is not tenant and \
+                not self._releasing
+        if inside:
+            tenant.freeze()
+
     def leave(self, tenant: Tenant) -> None:
         """The job ended (or died): it gives back the lock if it held it. One that leaves
         frozen is thawed: the judge outlives its judgement (it answered, then another job's

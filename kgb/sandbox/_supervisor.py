@@ -252,6 +252,8 @@ def _child(cfg: dict, libc: _Libc, out_w: int, err_w: int,
                 env["KGB_HOLD"] = "1"
             if cfg.get("lock"):  # ask for the GPU's timing lock before each timed window
                 env["KGB_LOCK"] = "1"
+            if cfg.get("hold_device"):  # held as a GPU tenant: the device may be readied
+                env["KGB_HOLD_DEVICE"] = "1"
         os.execve(argv[0], argv, env)
     except BaseException as exc:
         os.write(2, f"kgb sandbox: cannot start the worker: {exc}\n".encode())
@@ -965,9 +967,13 @@ def select_read(fds: list[int]) -> None:
 
 
 def _wait_for_go() -> bool:
-    """Block until the host writes `go` on our stdin (True) or closes it (False)."""
-    line = _read_line()
-    return line is not None and line.strip() == b"go"
+    """Block until the host writes `go` on our stdin (True) or closes it (False). A `frozen`
+    credit before it is skipped: a sandbox held as a GPU tenant is frozen through other jobs'
+    windows while held, before its run time starts (kgb/sandbox/subproc.py `join_before`)."""
+    while True:
+        line = _read_line()
+        if line is None or not line.startswith(b"frozen "):
+            return line is not None and line.strip() == b"go"
 
 
 def _read_nonce() -> bytes | None:

@@ -395,10 +395,25 @@ class LockLines:
         self.joined = threading.Event()
 
     def join(self, child: Freezable, cancel: threading.Event | None) -> Tenant:
+        if self.tenant is not None:  # joined before its start (`join_before`)
+            return self.tenant
         self.child, self.cancel = child, cancel
         self.tenant = self.share.join(self.name, child, cancel)
         self.joined.set()
         return self.tenant
+
+    def join_before(self, cancel: threading.Event | None) -> None:
+        """A tenant before the sandbox exists: a held worker then readies the GPU (its CUDA
+        context, the profiler) while held, frozen through every other job's window from its
+        first instruction on (`attach`)."""
+        self.cancel = cancel
+        self.tenant = self.share.join(self.name, None, cancel)
+
+    def attach(self, child: Freezable) -> None:
+        assert self.tenant is not None
+        self.child = child
+        self.share.attach(self.tenant, child)
+        self.joined.set()
 
     def line(self, word: bytes) -> None:
         """One live line from the supervisor (its stdout reader thread calls this)."""
@@ -433,18 +448,20 @@ class SupervisedStart:
 
     def go(self) -> ExecResult:
         tenant, outcome = None, None
+        before = 0.0  # seconds a tenant since its start spent frozen while held: not the job's
         try:
             # held (a stdin to say go on) and already gone: nothing of the candidate ran
             ended_held = self.hold and self.child.proc.stdin is not None and \
                 self.child.proc.poll() is not None
-            if self.lock is not None:  # not released inside another job's timed window
-                tenant = self.lock.join(self.child, self.cancel)
+            if self.lock is not None:  # not released inside another job's timed window (a
+                tenant = self.lock.join(self.child, self.cancel)  # tenant since its start is
+                before = tenant.frozen_seconds()  # frozen through it: `go` waits its thaw)
             # stdin stays open for the lock's lines, and for `release` of held outputs
             keep_stdin = self.lock is not None or self.out_dir is not None
             self.child.release(b"go\n" if self.hold else b"", close=not keep_stdin)
+            since = (lambda: tenant.frozen_seconds() - before) if tenant else None
             outcome = self.child.wait(self.limits.wall_time_s + self.budget + HOST_GRACE_S,
-                                      raw=True, cancel=self.cancel,
-                                      frozen=tenant.frozen_seconds if tenant else None)
+                                      raw=True, cancel=self.cancel, frozen=since)
         finally:
             if self.lock is not None:
                 self.lock.leave()
@@ -452,7 +469,8 @@ class SupervisedStart:
                 self.child.release(b"")  # close the stdin kept open for the lock's lines
                 self._ended()
         if tenant is not None:  # the seconds another job's windows kept it frozen
-            outcome = replace(outcome, wall_s=max(0.0, outcome.wall_s - tenant.frozen_s))
+            outcome = replace(outcome, wall_s=max(0.0, outcome.wall_s - tenant.frozen_s
+                                                  + before))
         if not outcome.held:
             return _result(outcome, self.notes, ended_held)
         try:
@@ -492,6 +510,8 @@ class SupervisedStart:
         try:
             self.child.abandon()
         finally:
+            if self.lock is not None:  # a tenant since its start (`join_before`)
+                self.lock.leave()
             self._ended()
 
     def _ended(self) -> None:
@@ -516,8 +536,15 @@ def start_supervised(prefix: Sequence[str], python: str, config: dict, limits: L
     budget = compile_budget_s(limits, bool(config.get("channel")))
     lock = LockLines(share, label, limits.wall_time_s) \
         if share is not None and config.get("channel") else None
+    # Held on a shared GPU: a tenant from its start, so the worker may ready the device while
+    # held (kgb/worker/main.py `_ready_device`: the CUDA context and the profiler's ~4 s)
+    early = lock is not None and hold
     config = dict(config, timeout_s=limits.wall_time_s, compile_budget_s=budget,
-                  log_bytes=limits.log_bytes, hold=hold, lock=lock is not None)
+                  log_bytes=limits.log_bytes, hold=hold, lock=lock is not None,
+                  hold_device=early)
+    if early:
+        assert lock is not None
+        lock.join_before(cancel)
     # Hand-over in place (_supervisor.py point 10): a secret only the host and the supervisor
     # know ends a held report, so a worker's stderr can never make the host think it holds.
     nonce = secrets.token_hex(16).encode() \
@@ -528,9 +555,14 @@ def start_supervised(prefix: Sequence[str], python: str, config: dict, limits: L
                       stdin_pipe=hold or lock is not None or nonce is not None,
                       live=lock.line if lock is not None else None,
                       sentinel=_supervisor.HELD_TAG + nonce + b"\n" if nonce else None)
-        if nonce is not None:
+        if nonce is not None:  # the first line on its stdin, before any `frozen` credit
             child.say(b"nonce " + nonce + b"\n")
+        if early:
+            assert lock is not None
+            lock.attach(child)
     except BaseException:
+        if lock is not None:
+            lock.leave()
         if on_end is not None:
             on_end()
         raise

@@ -159,8 +159,9 @@ def _preimport(kernel_path: str) -> None:
 
 def _wait_for_slot() -> None:
     """A warm start (kgb/sandbox/_supervisor.py, point 8): the imports above ran while the
-    slot's previous job did; nothing touches the device or the candidate before the supervisor
-    answers `G` on the channel's answer fd, which it does when the host says go."""
+    slot's previous job did; nothing touches the candidate before the supervisor answers `G`
+    on the channel's answer fd, which it does when the host says go, and nothing touches the
+    device unless the host made the held sandbox a tenant of its GPU (`_ready_device`)."""
     if os.environ.get("KGB_HOLD") != "1":
         return
     try:
@@ -175,8 +176,29 @@ def _wait_for_slot() -> None:
         line += chunk
 
 
+def _ready_device(spec: P.JobSpec, environ: dict[str, str] | None = None) -> bool:
+    """A held worker that the host made a tenant of its GPU from the start (KGB_HOLD_DEVICE:
+    frozen through every other job's timed window, kgb/sandbox/subproc.py) makes its CUDA
+    context and runs one profiler session on kgb's own op while the slot's previous job runs:
+    the first session of a process costs ~4 s (CUPTI's start, measured on an H200,
+    scripts/gpu/profile_cost.py), later ones ~5 ms, and a timed job profiles one call of each
+    timeable case (D306). Start-up, not the candidate's time: nothing of it is imported yet.
+    Whether it ran (False: not held as a tenant, not timed, or no GPU)."""
+    env = os.environ if environ is None else environ
+    if env.get("KGB_HOLD") != "1" or env.get("KGB_HOLD_DEVICE") != "1":
+        return False
+    if spec.interpreter or not spec.device.startswith("cuda") or not spec.timing or \
+            not any(case.timeable for case in spec.cases):
+        return False
+    torch.empty(1, device=spec.device)
+    torch.cuda.synchronize()
+    profile_call(lambda: torch.ones(1, device=spec.device).add_(1), torch.cuda.synchronize)
+    return True
+
+
 def _run(spec: P.JobSpec, progress: _Progress) -> None:
     _preimport(spec.kernel_path)
+    _ready_device(spec)
     _wait_for_slot()
 
     timing.capture()  # the timer's clocks, before the candidate exists (threat 14)
