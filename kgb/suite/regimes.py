@@ -39,9 +39,11 @@ from pathlib import Path
 
 import torch
 
+from kgb.errors import TaskError
 from kgb.judge.inplace import as_judged
 from kgb.judge.truth import as_outputs
 from kgb.tasks.casegen import generate_inputs, load_module
+from kgb.tasks.index import index_suite
 from kgb.tasks.loader import load_suite, load_task
 from kgb.tasks.model import ShapeSpec, Task
 
@@ -190,10 +192,6 @@ def _joined(probe: _Probe, a: int, axis: int) -> int | None:
     bases = [[size // 2 for size in x.shape], [0] * x.dim()]
     if all(size == 1 or i == axis for i, size in enumerate(x.shape)):
         bases = bases[:1]  # no other coordinate to move: the second base repeats the first
-    if not x.is_floating_point():
-        # An index set to a value it already holds can make two writes land on one slot, and
-        # which one wins is not fixed (qkv_rope_cache_write's T came and went between runs).
-        bases = bases[:1]
     for base in bases:
         for pair in pairs:
             moved = []
@@ -247,13 +245,28 @@ def short_dims(task: Task, dims: Sequence[str], block: int = BLOCK) -> tuple[str
                  and max((s.get(d, 0) for s in cpu), default=0) <= block)
 
 
+def _load(name: str) -> Task:
+    """A task by its folder, or by its id in ./tasks."""
+    if Path(name).is_dir():
+        return load_task(Path(name))
+    index = index_suite(Path("tasks"))
+    if name not in index:
+        raise TaskError(f"{name}: neither a task folder nor a task id of ./tasks (run from the "
+                        "repository, or give the folder)")
+    return index.load(name)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m kgb.suite.regimes")
-    parser.add_argument("tasks", nargs="*", type=Path,
-                        help="task folders (default: every task under ./tasks)")
+    parser.add_argument("tasks", nargs="*",
+                        help="task ids or task folders (default: every task under ./tasks)")
     args = parser.parse_args(argv)
-    tasks = [load_task(p) for p in args.tasks] if args.tasks else \
-        list(load_suite(Path("tasks")).values())
+    try:
+        tasks = [_load(name) for name in args.tasks] if args.tasks else \
+            list(load_suite(Path("tasks")).values())
+    except TaskError as exc:
+        print(f"python -m kgb.suite.regimes: {str(exc).splitlines()[0]}", file=sys.stderr)
+        return 2
     short = 0
     for task in tasks:
         found = find_regimes(task)
