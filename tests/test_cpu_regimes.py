@@ -163,3 +163,16 @@ def test_the_solution_passes_the_long_rows(task_id):
              and c.dtype == task.dtypes[0] and c.layout == "contiguous"]
     assert len(cases) == 2  # standard and outlier
     assert Q.check_solution(Q.TaskProbe(task), cases) == []
+
+
+def test_the_finder_takes_an_id_or_a_folder_and_a_bad_one_is_one_line(capsys, monkeypatch):
+    from kgb.suite.regimes import main
+
+    monkeypatch.chdir(ROOT)  # ids are looked up in ./tasks
+
+    assert main(["no_such.task"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no_such.task" in err and "Traceback" not in err
+    assert main(["activation.relu", str(ROOT / "tasks" / "Activation" / "relu")]) == 0
+    out = capsys.readouterr().out
+    assert out.count("activation.relu: ") == 2 and "2 tasks, 0 with" in out
