@@ -677,3 +677,34 @@ def test_a_tenant_attached_inside_a_window_is_frozen_at_once(tmp_path):
     finally:
         share.leave(late)
         child.wait(0.0)
+
+
+def test_a_freeze_spanning_go_credits_the_job_only_its_own_seconds():
+    """A tenant held since its start may be frozen when its `go` comes: `started` splits that
+    freeze, so the thaw's `frozen` credit (the supervisor moves the run's deadline and wall by
+    it) covers only the seconds after `go`; the seconds before are returned, not the job's."""
+    said: list[bytes] = []
+
+    class Box:
+        def freeze(self) -> bool:
+            return True
+
+        def thaw(self) -> None:
+            pass
+
+        def say(self, line: bytes) -> None:
+            said.append(line)
+
+    share = GpuShare("cpu")
+    holder = share.join("holder", None)
+    held = share.join("held", None)
+    share.attach(held, Box())
+    assert share.acquire(holder, 30.0) is True and held.frozen_since is not None
+    time.sleep(0.4)
+    before = held.started()  # `go` while frozen
+    assert 0.35 <= before < 2.0
+    time.sleep(0.2)
+    share.release(holder)
+    credit = float(said[-1].split()[1])
+    assert 0.15 <= credit < before, (credit, before)  # the seconds after `go` only
+    assert abs(held.frozen_s - (before + credit)) < 1e-6

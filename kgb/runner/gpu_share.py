@@ -96,6 +96,17 @@ class Tenant:
         except Exception:
             pass
 
+    def started(self) -> float:
+        """The job's run starts now (`go` of a tenant held since its start): a freeze still
+        going on is split here, so its thaw credits the job only the seconds after it. The
+        seconds frozen so far, which are not the job's."""
+        with self._lock:
+            if self.frozen_since is not None:
+                now = time.monotonic()
+                self.frozen_s += now - self.frozen_since
+                self.frozen_since = now
+            return self.frozen_s
+
     def frozen_seconds(self) -> float:
         """Seconds frozen so far, the current freeze included (a deadline's extension)."""
         since = self.frozen_since

@@ -453,9 +453,11 @@ class SupervisedStart:
             # held (a stdin to say go on) and already gone: nothing of the candidate ran
             ended_held = self.hold and self.child.proc.stdin is not None and \
                 self.child.proc.poll() is not None
-            if self.lock is not None:  # not released inside another job's timed window (a
-                tenant = self.lock.join(self.child, self.cancel)  # tenant since its start is
-                before = tenant.frozen_seconds()  # frozen through it: `go` waits its thaw)
+            # Never released into another job's timed window: joined now (after any window
+            # open), or a tenant since its start (held on a shared GPU), frozen through it
+            if self.lock is not None:
+                tenant = self.lock.join(self.child, self.cancel)
+                before = tenant.started()
             # stdin stays open for the lock's lines, and for `release` of held outputs
             keep_stdin = self.lock is not None or self.out_dir is not None
             self.child.release(b"go\n" if self.hold else b"", close=not keep_stdin)
