@@ -155,6 +155,17 @@ def _start(share: GpuShare, out: Path, name: str, argv: list[str], wall_s: float
                                                Limits(wall_time_s=wall_s, compile_time_s=0.0))
 
 
+def _sandbox_or_skip(backend: str, tmp_path: Path):
+    """The backend's sandbox (its caller closes it), or the test skipped where it is missing."""
+    from kgb.sandbox import available_backends, create_sandbox
+
+    reason = available_backends().get(backend, "not importable")
+    if reason:
+        pytest.skip(f"{backend} backend unavailable: {reason}")
+    tmp_path.chmod(0o755)
+    return create_sandbox(backend)
+
+
 def _go_all(started: dict, stagger: float = 0.0) -> dict:
     results: dict = {}
     threads = []
@@ -209,13 +220,7 @@ def test_a_job_frozen_longer_than_its_timeout_still_passes_and_the_hog_times_out
     frozen for longer than its whole time limit, still finishes in time: frozen seconds are
     not its time (wall_s leaves them out too). Under docker the freeze is the container's
     `pause`, under bwrap and process SIGSTOP of the sandbox's tree."""
-    from kgb.sandbox import available_backends, create_sandbox
-
-    reason = available_backends().get(backend, "not importable")
-    if reason:
-        pytest.skip(f"{backend} backend unavailable: {reason}")
-    tmp_path.chmod(0o755)
-    sandbox = create_sandbox(backend)
+    sandbox = _sandbox_or_skip(backend, tmp_path)
     share = GpuShare("cpu")
     try:
         honest = _start(share, tmp_path / "honest", "honest",
@@ -603,13 +608,7 @@ def test_a_held_start_is_a_tenant_from_its_start_frozen_through_windows_before_g
     job's window freezes it while held — its count stands still — and the seconds it spent
     frozen while held are not taken off its own run's wall. It is told so (KGB_HOLD_DEVICE);
     a start that is not held (Sandbox.run) is not a tenant before it runs and is not told."""
-    from kgb.sandbox import available_backends, create_sandbox
-
-    reason = available_backends().get(backend, "not importable")
-    if reason:
-        pytest.skip(f"{backend} backend unavailable: {reason}")
-    tmp_path.chmod(0o755)
-    sandbox = create_sandbox(backend)
+    sandbox = _sandbox_or_skip(backend, tmp_path)
     share = GpuShare("cpu")
     counter = tmp_path / "held" / "n"
     try:
