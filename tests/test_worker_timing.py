@@ -156,3 +156,10 @@ def test_a_held_tenant_readies_the_gpu_and_the_profiler_before_go_and_no_one_els
                          (tenant, replace(spec, cases=(untimeable,)))]:
         seen.clear()
         assert not worker_main._ready_device(job, environ) and not seen, (environ, job)
+
+    def no_memory(*a, **k):
+        raise torch.OutOfMemoryError("CUDA out of memory")
+
+    # A failure while held is left for the run to meet after `go`, never the worker's end
+    monkeypatch.setattr(worker_main.torch, "empty", no_memory)
+    assert not worker_main._ready_device(spec, tenant)

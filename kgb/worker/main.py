@@ -183,16 +183,21 @@ def _ready_device(spec: P.JobSpec, environ: dict[str, str] | None = None) -> boo
     the first session of a process costs ~4 s (CUPTI's start, measured on an H200,
     scripts/gpu/profile_cost.py), later ones ~5 ms, and a timed job profiles one call of each
     timeable case (D306). Start-up, not the candidate's time: nothing of it is imported yet.
-    Whether it ran (False: not held as a tenant, not timed, or no GPU)."""
+    Whether it ran (False: not held as a tenant, not timed, or no GPU). Best effort: a failure
+    here is left for the run to meet after `go`, where the CUDA context is made again; a worker
+    ended here, before `go`, would leave a crash that is kgb's, not the candidate's."""
     env = os.environ if environ is None else environ
     if env.get("KGB_HOLD") != "1" or env.get("KGB_HOLD_DEVICE") != "1":
         return False
     if spec.interpreter or not spec.device.startswith("cuda") or not spec.timing or \
             not any(case.timeable for case in spec.cases):
         return False
-    torch.empty(1, device=spec.device)
-    torch.cuda.synchronize()
-    profile_call(lambda: torch.ones(1, device=spec.device).add_(1), torch.cuda.synchronize)
+    try:
+        torch.empty(1, device=spec.device)
+        torch.cuda.synchronize()
+        profile_call(lambda: torch.ones(1, device=spec.device).add_(1), torch.cuda.synchronize)
+    except Exception:
+        return False
     return True
 
 
