@@ -9,6 +9,9 @@
 #   FLAGGEMS=path/to/kernel.py adds a real FlagGems-derived matmul.matmul kernel file.
 #   The cheat (cheat_torch_in_a_compile.py, --static off: layer 1 refuses constexpr_function)
 #   must end D207 or incorrect with the pre-compile on.
+# DEVICES (kgb's --devices, default 0) and SHARD (--shard-cases, default auto): on a multi-GPU
+# kind, DEVICES=all SHARD=on spreads the job's cases over the GPUs, each key still tuned in full
+# (one GPU's floor is ~172 s: docs/performance.md, "The autotune target's floor").
 # Env: CPUS (default: nproc), TIMING (off), BASELINES (none), SANDBOX (bwrap), OUT, LIMIT_S (280
 # per kgb verify), ONLY (run only kernels whose name contains it), PRES ("0 1"). A device call
 # has 600 s: e.g. ONLY=64 in one call, ONLY=flaggems in the next, ONLY=cheat PRES=1 in a third.
@@ -32,6 +35,7 @@ for k in "${kernels[@]}"; do
     KGB_PRECOMPILE=$pre timeout -s TERM "${LIMIT_S:-280}" $PY -m kgb.cli verify "$work/$name" \
       --only matmul.matmul --device cuda --sandbox "${SANDBOX:-bwrap}" --timing "${TIMING:-off}" \
       --baselines "${BASELINES:-none}" --static $static --limit cpus=$CPUS --out "$work/out-$name-$pre" \
+      --devices "${DEVICES:-0}" --shard-cases "${SHARD:-auto}" \
       --force > "$OUT/autotune-$name-$pre.txt" 2>&1
     rc=$?
     wall=$(( ($(date +%s%N) - start) / 1000000 ))
