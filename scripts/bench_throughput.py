@@ -263,7 +263,26 @@ def job_split(run_dir: Path) -> dict:
                                       for k, v in summary["buckets"].items()}
             split["steps_median_s"] = {k: round(v["median"], 3)
                                        for k, v in summary["steps"].items()}
+    split["judges"] = judge_notes([run_dir, *members])
     return split
+
+
+def judge_notes(folders: list[Path]) -> dict[str, int]:
+    """The judge pool's own lines in judges.log (kgb/runner/judge_pool.py `_note`): judges
+    started ahead, at need (none idle when a job ended), and retired, by reason."""
+    counts: dict[str, int] = {}
+    for log in {f / "judges.log" for f in folders if (f / "judges.log").is_file()}:
+        for line in log.read_text(errors="replace").splitlines():
+            if not line.startswith("kgb judges "):
+                continue
+            if " started " in line:
+                key = "started " + line.split(" started ", 1)[1].split(" (")[0]
+            elif " retired " in line:
+                key = "retired: " + line.rsplit(": ", 1)[1]
+            else:
+                continue
+            counts[key] = counts.get(key, 0) + 1
+    return dict(sorted(counts.items()))
 
 
 # ------------------------------------------------------------------ the figures
@@ -302,6 +321,9 @@ def render(result: dict) -> str:
                 lines.append("  buckets s (share): " + ", ".join(
                     f"{k} {v} ({100 * split['buckets_share'][k]:.0f} %)"
                     for k, v in split["buckets_median_s"].items()))
+            if split.get("judges"):
+                lines.append("  judges: " + ", ".join(f"{k} {v}"
+                                                      for k, v in split["judges"].items()))
     return "\n".join(lines)
 
 

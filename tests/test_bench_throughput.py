@@ -42,3 +42,20 @@ def test_the_benchmark_finds_33_kernels_on_9_tasks_with_their_problems(tmp_path)
     assert 'task = "reduce.kb_5_sum_rows"' in (subs[1] / "manifest.toml").read_text()
     assert (subs[1] / "kernels" / "sum_rows.py").read_text() != \
         (subs[0] / "kernels" / "sum_rows.py").read_text()
+
+
+def test_the_judge_pools_notes_are_counted(tmp_path):
+    """The bench counts the judge pool's own lines (judges started ahead or at need, retired
+    by reason) across the run's folders, and nothing else of judges.log."""
+    bench = _load("bench_throughput", ROOT / "scripts" / "bench_throughput.py")
+    member = tmp_path / "v0"
+    member.mkdir()
+    (tmp_path / "judges.log").write_text(
+        "kgb judges 0.1 s: judge 11 on cuda:0 started ahead\n"
+        "Traceback (most recent call last): a reference's stderr, not the pool's\n"
+        "kgb judges 3.2 s: judge 12 on cuda:0 started at need (none idle)\n"
+        "kgb judges 9.0 s: judge 11 on cuda:0 retired after 3 job(s): its canary failed\n")
+    (member / "judges.log").write_text(
+        "kgb judges 4.0 s: judge 13 on cuda:1 started at need (none idle)\n")
+    assert bench.judge_notes([tmp_path, member]) == {
+        "retired: its canary failed": 1, "started ahead": 1, "started at need": 2}

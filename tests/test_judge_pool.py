@@ -76,6 +76,9 @@ def test_a_judge_warmed_while_the_worker_runs_is_the_one_that_judges(finished_jo
     assert pool.judge(_request(_copy(finished_job, tmp_path, "w")), 300,
                       threading.Event()) == "ok"
     assert [j.pid for j in pool._all] == [warmed]
+    notes = [line for line in (tmp_path / "judges.log").read_text().splitlines()
+             if line.startswith("kgb judges ")]
+    assert len(notes) == 1 and f"judge {warmed} on cpu started ahead" in notes[0]
 
 
 def test_a_judge_that_fails_is_replaced(finished_job, pool, tmp_path):
@@ -172,6 +175,9 @@ def test_judges_are_recycled_after_a_number_of_jobs(finished_job, pool, tmp_path
         pids.append(pool._idle[0].pid if pool._idle else None)
     assert pids[0] is not None and pids[1] is None  # retired after its second job
     assert pids[2] not in (None, pids[0])
+    log = (tmp_path / "judges.log").read_text()
+    assert f"judge {pids[0]} on cpu retired after 2 job(s): recycled" in log
+    assert log.count("started at need (none idle)") == 2  # the first judge and its successor
 
 
 def test_a_judge_whose_canary_fails_answers_then_retires(pool, monkeypatch):

@@ -135,6 +135,7 @@ class JudgePool:
     def __init__(self, cache: Path, log_path: Path) -> None:
         self._cache = cache
         self._log = open(log_path, "ab")  # noqa: SIM115 - closed in close()
+        self._born = time.monotonic()
         self._idle: list[JudgeProcess] = []
         self._all: list[JudgeProcess] = []
         self._lock = threading.Lock()
@@ -154,6 +155,10 @@ class JudgePool:
             else:
                 self._all.remove(judge)
         if not keep:
+            why = "its canary failed" if status == "ok retire" else \
+                "recycled" if status == "ok" else status
+            self._note(f"judge {judge.pid} on {judge.device} retired after {judge.jobs} "
+                       f"job(s): {why}")
             judge.close(kill=status in ("timeout", "cancelled"))
         return "ok" if status == "ok retire" else status
 
@@ -167,6 +172,7 @@ class JudgePool:
             judge = JudgeProcess(self._cache, device, self._log)
             self._all.append(judge)
             self._idle.append(judge)
+        self._note(f"judge {judge.pid} on {device} started ahead")
 
     def _borrow(self, device: str) -> JudgeProcess:
         with self._lock:
@@ -176,7 +182,18 @@ class JudgePool:
                     return judge
             judge = JudgeProcess(self._cache, device, self._log)
             self._all.append(judge)
-            return judge
+        self._note(f"judge {judge.pid} on {device} started at need (none idle)")
+        return judge
+
+    def _note(self, line: str) -> None:
+        """A line of the pool's own in judges.log, on the run's clock: how many judges were
+        started and why each was retired (performance, never evidence)."""
+        try:
+            self._log.write(f"kgb judges {time.monotonic() - self._born:.3f} s: {line}\n"
+                            .encode())
+            self._log.flush()
+        except (OSError, ValueError):  # a closed log at the run's end: nothing to keep
+            pass
 
     def trim(self) -> None:
         """End every idle judge but one per device: each holds a CUDA context (hundreds of MB)
