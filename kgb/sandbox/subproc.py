@@ -540,13 +540,12 @@ def start_supervised(prefix: Sequence[str], python: str, config: dict, limits: L
         if share is not None and config.get("channel") else None
     # Held on a shared GPU: a tenant from its start, so the worker may ready the device while
     # held (kgb/worker/main.py `_ready_device`: the CUDA context and the profiler's ~4 s)
-    early = lock is not None and hold
+    early = lock if hold else None
     config = dict(config, timeout_s=limits.wall_time_s, compile_budget_s=budget,
                   log_bytes=limits.log_bytes, hold=hold, lock=lock is not None,
-                  hold_device=early)
-    if early:
-        assert lock is not None
-        lock.join_before(cancel)
+                  hold_device=early is not None)
+    if early is not None:
+        early.join_before(cancel)
     # Hand-over in place (_supervisor.py point 10): a secret only the host and the supervisor
     # know ends a held report, so a worker's stderr can never make the host think it holds.
     nonce = secrets.token_hex(16).encode() \
@@ -559,9 +558,8 @@ def start_supervised(prefix: Sequence[str], python: str, config: dict, limits: L
                       sentinel=_supervisor.HELD_TAG + nonce + b"\n" if nonce else None)
         if nonce is not None:  # the first line on its stdin, before any `frozen` credit
             child.say(b"nonce " + nonce + b"\n")
-        if early:
-            assert lock is not None
-            lock.attach(child)
+        if early is not None:
+            early.attach(child)
     except BaseException:
         if lock is not None:
             lock.leave()

@@ -30,6 +30,7 @@ channel, a permutation) moves nothing here and stays the tasks' own statement
 from __future__ import annotations
 
 import argparse
+import functools
 import math
 import re
 import sys
@@ -245,11 +246,16 @@ def short_dims(task: Task, dims: Sequence[str], block: int = BLOCK) -> tuple[str
                  and max((s.get(d, 0) for s in cpu), default=0) <= block)
 
 
+@functools.cache
+def _index():
+    return index_suite(Path("tasks"))
+
+
 def _load(name: str) -> Task:
-    """A task by its folder, or by its id in ./tasks."""
+    """A task by its folder, or by its id in ./tasks (indexed once for every name)."""
     if Path(name).is_dir():
         return load_task(Path(name))
-    index = index_suite(Path("tasks"))
+    index = _index()
     if name not in index:
         raise TaskError(f"{name}: neither a task folder nor a task id of ./tasks (run from the "
                         "repository, or give the folder)")
