@@ -4,6 +4,7 @@ on 9 tasks in them, each with its problem — a renamed file would silently shri
 
 from __future__ import annotations
 
+import json
 import filecmp
 import importlib.util
 import sys
@@ -59,3 +60,25 @@ def test_the_judge_pools_notes_are_counted(tmp_path):
         "kgb judges 4.0 s: judge 13 on cuda:1 started at need (none idle)\n")
     assert bench.judge_notes([tmp_path, member]) == {
         "retired: its canary failed": 1, "started ahead": 1, "started at need": 2}
+
+
+def test_the_timing_locks_account_is_read_from_what_the_run_writes(tmp_path):
+    """The bench's lock figures come from the run's own timing_lock.json (Shares.summary):
+    seconds held by jobs and by judges, over every shared GPU, and nothing when absent."""
+    import time
+
+    from kgb.runner.gpu_share import Shares
+
+    bench = _load("bench_throughput", ROOT / "scripts" / "bench_throughput.py")
+    assert bench.lock_held(tmp_path) == {}
+    shares = Shares.for_slots(("cpu:0", "cpu:0", "cpu:1", "cpu:1"))
+    for device, holder in (("cpu:0", "job a"), ("cpu:1", "judge t"), ("cpu:1", "job b")):
+        share = shares.get(device)
+        tenant = share.join(holder, None)
+        assert share.acquire(tenant, 10.0) is True
+        time.sleep(0.05)
+        share.leave(tenant)
+    (tmp_path / "timing_lock.json").write_text(json.dumps(shares.summary()))
+    lock = bench.lock_held(tmp_path)
+    assert lock["windows"] == 3
+    assert 0.1 <= lock["held_s"] < 1.0 and 0.05 <= lock["judge_held_s"] < 0.5

@@ -66,19 +66,37 @@ def test_one_judge_serves_consecutive_jobs(finished_job, pool, tmp_path):
 
 def test_a_judge_warmed_while_the_worker_runs_is_the_one_that_judges(finished_job, pool,
                                                                      tmp_path):
-    """execute warms its device's judge before the worker starts (its torch import overlaps
-    the candidate's run); the job is then judged by that process, and warming twice starts
-    no second one."""
-    pool.warm("cpu")
-    pool.warm("cpu")
-    assert len(pool._all) == 1
-    warmed = pool._idle[0].pid
-    assert pool.judge(_request(_copy(finished_job, tmp_path, "w")), 300,
-                      threading.Event()) == "ok"
+    """execute reserves its device's judge before the worker starts (its torch import
+    overlaps the candidate's run); the job is then judged by that process."""
+    with pool.reserve("cpu") as reservation:
+        assert len(pool._all) == 1
+        warmed = pool._idle[0].pid
+        assert pool.judge(_request(_copy(finished_job, tmp_path, "w")), 300,
+                          threading.Event(), reservation=reservation) == "ok"
     assert [j.pid for j in pool._all] == [warmed]
     notes = [line for line in (tmp_path / "judges.log").read_text().splitlines()
              if line.startswith("kgb judges ")]
     assert len(notes) == 1 and f"judge {warmed} on cpu started ahead" in notes[0]
+
+
+def test_each_job_in_flight_has_a_judge_started_ahead_and_none_more(finished_job, pool,
+                                                                     tmp_path):
+    """--jobs N slots of one device finish close together: each job in flight has a spare
+    judge of its own (one started ahead for them all left the others starting theirs at
+    need, seconds each); a job whose reservation ends unjudged frees its claim, and an idle
+    judge covers the next reservation without a new process."""
+    with pool.reserve("cpu") as first, pool.reserve("cpu"):
+        assert len(pool._all) == 2 and len(pool._idle) == 2
+        assert pool.judge(_request(_copy(finished_job, tmp_path, "a")), 300,
+                          threading.Event(), reservation=first) == "ok"
+        assert len(pool._idle) == 2  # the judge came back; the second job's is still spare
+    with pool.reserve("cpu"):  # two idle judges, one claim: nothing started
+        assert len(pool._all) == 2
+    with pool.reserve("cpu"), pool.reserve("cpu"), pool.reserve("cpu"):
+        assert len(pool._all) == 3  # three claims, two spare: one more
+    assert pool._waiting == {"cpu": 0}
+    notes = (tmp_path / "judges.log").read_text()
+    assert notes.count("started ahead") == 3 and "started at need" not in notes
 
 
 def test_a_judge_that_fails_is_replaced(finished_job, pool, tmp_path):
@@ -194,8 +212,8 @@ def test_a_judge_whose_canary_fails_answers_then_retires(pool, monkeypatch):
         def close(self, kill=False):
             Canaried.closed = True
 
-    monkeypatch.setattr(pool, "_borrow", lambda device: pool._all.append(Canaried()) or
-                        pool._all[-1])
+    monkeypatch.setattr(pool, "_borrow", lambda device, reservation=None:
+                        pool._all.append(Canaried()) or pool._all[-1])
     assert pool.judge(SimpleNamespace(device="cuda:0"), 10, threading.Event()) == "ok"
     assert pool._idle == [] and Canaried.closed
 

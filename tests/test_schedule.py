@@ -188,6 +188,41 @@ def test_several_slots_start_the_heaviest_jobs_first_and_report_in_plan_order(mo
     assert [job.task.id for job, _ in outcome.results] == ids
 
 
+def test_a_batch_starts_one_job_of_each_task_before_any_second_one():
+    """Four submissions answering the same tasks: the heaviest task's four jobs no longer
+    start side by side (each measuring the baselines and references its task's first job
+    stores for the others); one of each task goes first, longest first, then the rest,
+    longest first. A shard is a task of its own here: its cases' baselines are its own."""
+    from kgb.runner.plan import plan_cases
+    from kgb.submission import Kernel
+
+    ids = ["math.addcmul", "matmul.matmul", "activation.relu"]
+    one = {t: Job(SUITE[t], Kernel(t, "k.py", Path("/k.py")), plan_cases(SUITE[t], "cpu", 1),
+                  "cpu") for t in ids}
+    by_weight = sorted(ids, key=lambda t: schedule.job_weight(one[t]), reverse=True)
+    works = [(i, one[t], None) for i, t in enumerate(ids * 3)]  # three members, plan order
+    order = [job.task.id for _, job, _ in schedule.board_order(works)]
+    assert order[:3] == by_weight and order[3:] == [t for t in by_weight for _ in range(2)]
+    started: list[str] = []
+    lock = threading.Lock()
+
+    def fake(job, ctx):
+        with lock:
+            started.append(job.task.id)
+        time.sleep(0.1)
+        return P.JobRecord(P.VerdictRecord(P.Verdict.PASSED), P.JobFacts("x", job.device))
+
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        fake_jobs(monkeypatch, fake)
+        schedule.run_all([job for _, job, _ in works], ("cpu", "cpu"), context(), Progress(),
+                         reuse=lambda job: None)
+    assert sorted(started[:2]) == sorted(by_weight[:2])  # not the heaviest task twice
+    shards = [(i, dataclasses.replace(one["matmul.matmul"], shard=(i // 2, 2)), None)
+              for i in range(4)]  # two members' two shards of one task
+    assert [j.shard for _, j, _ in schedule.board_order(shards)] == \
+        [(0, 2), (1, 2), (0, 2), (1, 2)]
+
+
 def test_a_slot_prepares_its_next_job_while_the_current_one_runs(monkeypatch):
     """Warm slots (issue 24): job k+1's sandbox starts (execute.prepare_job) while job k runs,
     each job is prepared and finished once; with --warm off a job is prepared at its turn."""

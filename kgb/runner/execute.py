@@ -25,7 +25,7 @@ from kgb.runner.gpu_share import GpuShare, Shares
 from kgb.runner.grade import CONDITIONS_FILE, PLAN_FILE, grade, read_result
 from kgb.runner.interpreter import scan
 from kgb.runner.journal import write_finished
-from kgb.runner.judge_pool import JudgePool
+from kgb.runner.judge_pool import JudgePool, Reservation
 from kgb.runner.plan import Job, unrun_shapes
 from kgb.sandbox.base import (
     ExecResult,
@@ -264,8 +264,15 @@ def _run_and_judge(job: Job, plan: P.PlanRecord, job_dir: Path, launch: _Launch,
                    keys: dict[tuple[str, str], Key]) -> dict | str | None:
     """The worker in its sandbox, then the judge; the GPU's state right after the worker.
     `keys` receives the baseline-store keys of the baselines the judge was asked for."""
+    with ctx.judges.reserve(job.device) as reservation:  # its judge starts while it runs
+        return _run_then_judge(job, plan, job_dir, launch, ctx, clock, gpu, keys, reservation)
+
+
+def _run_then_judge(job: Job, plan: P.PlanRecord, job_dir: Path, launch: _Launch,
+                    ctx: JobContext, clock: _Clock, gpu: int | None,
+                    keys: dict[tuple[str, str], Key],
+                    reservation: Reservation) -> dict | str | None:
     out = launch.out
-    ctx.judges.warm(job.device)  # the judge starts while the worker runs
     execution = _run_candidate(launch, job, job_dir, ctx)
     clock.sandbox_s = execution.wall_s
     after = snapshot(gpu) if gpu is not None else None
@@ -295,7 +302,7 @@ def _run_and_judge(job: Job, plan: P.PlanRecord, job_dir: Path, launch: _Launch,
         # time its baselines and the empty loop (the jobs in flight frozen), and is frozen
         # itself during their windows, so its references and comparisons never run inside
         # another job's timed window (kgb/judge/gpu_lock.py).
-        _run_judge(request, job_dir, ctx, ctx.shares.get(job.device))
+        _run_judge(request, job_dir, ctx, ctx.shares.get(job.device), reservation)
         clock.judge_s = time.monotonic() - asked
         if ctx.cancel.is_set():
             raise JobCancelled(job.task.id)
@@ -519,8 +526,8 @@ def drop_leftovers(out: Path, planned: frozenset[str] | None = None) -> int:
 
 
 def _run_judge(request: P.JudgeRequest, job_dir: Path, ctx: JobContext,
-               share: GpuShare | None) -> None:
-    status = ctx.judges.judge(request, JUDGE_TIMEOUT_S, ctx.cancel, share)
+               share: GpuShare | None, reservation: Reservation | None = None) -> None:
+    status = ctx.judges.judge(request, JUDGE_TIMEOUT_S, ctx.cancel, share, reservation)
     if status in ("timeout", "died"):
         (job_dir / P.JUDGE_LOG).write_text(f"the reference worker "
                                            f"{status.replace('died', 'exited')} without an "

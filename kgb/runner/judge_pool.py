@@ -7,6 +7,7 @@ session, so a Ctrl-C on the terminal reaches kgb alone, which then closes the po
 
 from __future__ import annotations
 
+import contextlib
 import os
 import queue
 import signal
@@ -14,6 +15,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
 
@@ -131,6 +133,14 @@ class JudgeProcess:
         self._proc.wait()
 
 
+class Reservation:
+    """One job's claim on a spare judge of its device (JudgePool.reserve)."""
+
+    def __init__(self, device: str) -> None:
+        self.device = device
+        self.settled = False
+
+
 class JudgePool:
     def __init__(self, cache: Path, log_path: Path) -> None:
         self._cache = cache
@@ -138,12 +148,13 @@ class JudgePool:
         self._born = time.monotonic()
         self._idle: list[JudgeProcess] = []
         self._all: list[JudgeProcess] = []
+        self._waiting: dict[str, int] = {}  # device -> jobs in flight not yet at their judge
         self._lock = threading.Lock()
 
     def judge(self, request: JudgeRequest, timeout_s: float, cancel: threading.Event,
-              share: GpuShare | None = None) -> str:
+              share: GpuShare | None = None, reservation: Reservation | None = None) -> str:
         """Judge one job; the judge's own report is JOB_DIR/judge.json (and judge.log)."""
-        judge = self._borrow(request.device)
+        judge = self._borrow(request.device, reservation)
         status = judge.judge(request, timeout_s, cancel, share)
         judge.jobs += 1
         # A judge whose canary failed, or that has served RECYCLE_JOBS jobs, is retired after
@@ -162,19 +173,41 @@ class JudgePool:
             judge.close(kill=status in ("timeout", "cancelled"))
         return "ok" if status == "ok retire" else status
 
-    def warm(self, device: str) -> None:
-        """Start a judge for `device` now unless one is idle: its interpreter and torch import
-        (seconds) overlap the candidate's run instead of following it. The judge imports only
-        the suite's task files and waits for its request; the candidate cannot reach it."""
+    @contextlib.contextmanager
+    def reserve(self, device: str) -> Iterator[Reservation]:
+        """A job in flight on `device` (execute: from its worker's start to its judgement):
+        while it runs, a judge for it is started unless an idle one is spare, so its
+        interpreter and torch import (seconds) overlap the candidate's run instead of
+        following it. One spare judge per job in flight: --jobs N slots of a GPU finish close
+        together, and with one judge started ahead for them all the others started theirs at
+        need (a median 3.8 s a job, docs/performance.md run 23). The judge imports only the
+        suite's task files and waits for its request; the candidate cannot reach it."""
+        reservation = Reservation(device)
         with self._lock:
-            if any(judge.device == device for judge in self._idle):
-                return
-            judge = JudgeProcess(self._cache, device, self._log)
-            self._all.append(judge)
-            self._idle.append(judge)
-        self._note(f"judge {judge.pid} on {device} started ahead")
+            self._waiting[device] = self._waiting.get(device, 0) + 1
+            spare = sum(judge.device == device for judge in self._idle)
+            judge = None
+            if spare < self._waiting[device]:
+                judge = JudgeProcess(self._cache, device, self._log)
+                self._all.append(judge)
+                self._idle.append(judge)
+        if judge is not None:
+            self._note(f"judge {judge.pid} on {device} started ahead")
+        try:
+            yield reservation
+        finally:
+            self._settle(reservation)
 
-    def _borrow(self, device: str) -> JudgeProcess:
+    def _settle(self, reservation: Reservation) -> None:
+        """The reservation no longer waits for a judge: taken, or its job ended unjudged."""
+        with self._lock:
+            if not reservation.settled:
+                reservation.settled = True
+                self._waiting[reservation.device] -= 1
+
+    def _borrow(self, device: str, reservation: Reservation | None = None) -> JudgeProcess:
+        if reservation is not None:
+            self._settle(reservation)
         with self._lock:
             for judge in self._idle:
                 if judge.device == device:

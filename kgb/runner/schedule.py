@@ -49,6 +49,7 @@ if TYPE_CHECKING:
 Finished = tuple[Job, JobRecord]
 # A job and the context of the run it belongs to (a batch's members each have their own).
 Work = tuple[Job, JobContext]
+Pending = tuple[int, Job, JobContext]  # a job not yet run, with its place in the works
 
 # Set by a process that prepares a job for a caller who says when it may run (kgb.serve.child
 # in a warm kgb.Verifier slot): called between preparing a job and finishing it, so the job
@@ -76,6 +77,23 @@ def job_weight(job: Job) -> float:
     return total
 
 
+def board_order(pending: list[Pending]) -> list[Pending]:
+    """The order jobs take slots in: longest first (a long job started last would hold the
+    run's tail), except that one job of each task (and shard) goes before every second one.
+    A batch's members answer the same tasks: started side by side, the four variants of one
+    task each measured its baselines cold and computed its references (a baseline window
+    freezes every job on the GPU); started after their task's first job, they find both in
+    the run's stores (kgb.runner.baseline_cache, the reference cache)."""
+    seen: set[tuple[str, tuple[int, int] | None]] = set()
+    firsts: list[Pending] = []
+    rest: list[Pending] = []
+    for item in sorted(pending, key=lambda item: job_weight(item[1]), reverse=True):
+        key = (item[1].task.id, item[1].shard)
+        (rest if key in seen else firsts).append(item)
+        seen.add(key)
+    return firsts + rest
+
+
 def run_all(jobs: list[Job], slots: tuple[str, ...], ctx: JobContext, progress,
             reuse: Callable[[Job], JobRecord | None],
             placement: JobPlacement | None = None) -> ScheduleOutcome:
@@ -93,7 +111,7 @@ def run_works(works: list[Work], slots: tuple[str, ...], cancel: threading.Event
     if any(ctx.cancel is not cancel for _, ctx in works):
         raise ValueError("every job of one schedule shares its cancel event")
     done: dict[int, Finished] = {}
-    pending: list[tuple[int, Job, JobContext]] = []
+    pending: list[Pending] = []
     for index, work in enumerate(works):
         job, job_ctx = work
         kept = reuse(work)
@@ -103,8 +121,8 @@ def run_works(works: list[Work], slots: tuple[str, ...], cancel: threading.Event
             done[index] = (job, kept)
             progress.start(job.task.id)
             progress.done(job.task.id, f"{kept.verdict.verdict.value} (resumed)")
-    if len(slots) > 1:  # longest first: a long job started last would hold the run's tail
-        pending.sort(key=lambda item: job_weight(item[1]), reverse=True)
+    if len(slots) > 1:
+        pending = board_order(pending)
     if placement is not None:  # it may keep more than one job in flight per slot (Ray, warm)
         slots = slots * getattr(placement, "depth", 1)
     board = _Board(pending, cancel, slots)

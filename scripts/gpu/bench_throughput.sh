@@ -5,7 +5,7 @@
 #   KERNELBENCH=<KernelBench checkout or git dir> scripts/gpu/prepare.sh
 # then carry .whl and .device. Every GPU of the machine is used (GPUS=N for fewer): KernelBench
 # one process per kernel per GPU, kgb one `kgb verify` batch with --devices over them.
-# PHASE=import,kernelbench,kgb,kgb-off (any of them) runs those parts and merges them into
+# PHASE=import,kernelbench,kgb,kgb-warm,kgb-off (any of them) runs those parts and merges them into
 # $BENCH_OUT/bench_throughput.json (the parts may take separate calls on one warm machine); a
 # part stopped at the call's budget goes on with RESUME=1 in the next; PHASE=report prints it.
 # VARIANTS=1..4 and TASKS=id,id shrink the batch.
@@ -33,4 +33,10 @@ KB_SITE=/tmp/kbsite timeout "$LIMIT_S" $PY scripts/bench_throughput.py "${args[@
 echo "rc=$?" >> "$OUT/bench-throughput.txt"
 cp "$BENCH_OUT/bench_throughput.json" "$OUT/" 2>/dev/null
 mkdir -p "$OUT/logs" && cp "$BENCH_OUT"/*.log "$OUT/logs/" 2>/dev/null
+for run in kgb-timed kgb-timed-warm kgb-timing-off; do  # the lock's and the judge pool's own
+  for f in timing_lock.json judges.log; do
+    [ -f "$BENCH_OUT/$run/$f" ] && grep -v "^Traceback" "$BENCH_OUT/$run/$f" | tail -c 200000 \
+      > "$OUT/logs/$run-$f"
+  done
+done
 tail -20 "$OUT/bench-throughput.txt"
