@@ -249,12 +249,13 @@ def kgb_batch(subs: list[Path], tasks: Path, out: Path, args: argparse.Namespace
 
 
 def lock_held(run_dir: Path) -> dict:
-    """The timing lock's own account (timing_lock.json beside the report, per shared GPU):
-    windows and seconds held by jobs and by judges — the serial part of a GPU's run."""
-    path = run_dir / "timing_lock.json"
+    """The timing lock's own account (timing_lock.json beside each member's report, per
+    shared GPU; a batch's members share the locks, so each holds the whole run's): windows
+    and seconds held by jobs and by judges — the serial part of a GPU's run."""
+    paths = sorted(run_dir.glob("*/timing_lock.json")) if run_dir.is_dir() else []
     try:
-        devices = json.loads(path.read_text())
-    except (OSError, ValueError):
+        devices = json.loads(paths[0].read_text())
+    except (IndexError, OSError, ValueError):
         return {}
     out = {"windows": 0, "held_s": 0.0, "judge_held_s": 0.0, "freeze_s": 0.0, "drain_s": 0.0}
     for device in devices.values():

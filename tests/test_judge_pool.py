@@ -227,3 +227,31 @@ def test_the_canary_fails_on_leaked_memory_and_on_errors(monkeypatch):
     assert not judge_main.canary_holds("cuda:0")
     monkeypatch.setattr(torch.cuda, "memory_allocated", lambda device: 0)
     assert not judge_main.canary_holds("cuda:0")  # no GPU here: the computation raises
+
+
+def test_the_canarys_own_gemm_workspace_is_no_leak(monkeypatch):
+    """The canary's matmul makes cuBLAS's workspace (kept by torch) in a judge whose job had
+    no GEMM: that is not the job's leak, and the judge is kept (run 24: 24 of 25 judges were
+    retired after one job). A tensor the job left behind still retires it."""
+    import torch
+
+    from kgb.judge import __main__ as judge_main
+
+    state = {"live": 1000, "workspace": 0}
+
+    def gemm(device):
+        state["workspace"] = 4096  # what cuBLAS's first matmul on a stream keeps
+        return judge_main.canary_expected()
+
+    def clear():
+        state["workspace"] = 0
+
+    monkeypatch.setattr(torch.cuda, "memory_allocated",
+                        lambda device: state["live"] + state["workspace"])
+    monkeypatch.setattr(torch.cuda, "empty_cache", lambda: None)
+    monkeypatch.setattr(judge_main, "canary_sum", gemm)
+    monkeypatch.setattr(torch._C, "_cuda_clearCublasWorkspaces", clear, raising=False)
+    steady = judge_main.held_memory("cuda:0")
+    assert steady == 1000 and judge_main.canary_holds("cuda:0", steady)
+    state["live"] = 1000 + 512  # a tensor of the job's still alive
+    assert not judge_main.canary_holds("cuda:0", steady)

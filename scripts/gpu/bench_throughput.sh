@@ -34,9 +34,9 @@ echo "rc=$?" >> "$OUT/bench-throughput.txt"
 cp "$BENCH_OUT/bench_throughput.json" "$OUT/" 2>/dev/null
 mkdir -p "$OUT/logs" && cp "$BENCH_OUT"/*.log "$OUT/logs/" 2>/dev/null
 for run in kgb-timed kgb-timed-warm kgb-timing-off; do  # the lock's and the judge pool's own
-  for f in timing_lock.json judges.log; do
-    [ -f "$BENCH_OUT/$run/$f" ] && grep -v "^Traceback" "$BENCH_OUT/$run/$f" | tail -c 200000 \
-      > "$OUT/logs/$run-$f"
-  done
+  [ -f "$BENCH_OUT/$run/v0/timing_lock.json" ] && cp "$BENCH_OUT/$run/v0/timing_lock.json" \
+    "$OUT/logs/$run-timing_lock.json"
+  [ -f "$BENCH_OUT/$run/judges.log" ] && grep "^kgb judges" "$BENCH_OUT/$run/judges.log" \
+    > "$OUT/logs/$run-judges.log"
 done
 tail -20 "$OUT/bench-throughput.txt"
