@@ -12,6 +12,7 @@ import json
 import os
 import sys
 import threading
+import time
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -228,6 +229,44 @@ def test_measured_baselines_are_kept_and_found_by_the_next_run(tmp_path):
     assert found[("c0", "eager")].times_ms == (0.4, 0.5)
     assert found[("c1", "eager")].graph is True
     assert again.hits == 3 and again.notes == []
+
+
+def test_a_baseline_another_job_of_the_run_is_measuring_is_waited_for_not_measured_again(
+        tmp_path):
+    """Single flight: the first job of a task claims its missing baselines; a second job of
+    the same task waits (holding no claim) and gets the stored figures; one whose claimant
+    stored nothing (a throttled GPU, a failed judge) claims and measures them itself."""
+    c = cache(tmp_path)
+    keys = c.keys("t.x", task_folder(tmp_path), (CASE,), ("c0",), (), "all", "cuda:0")
+    first: list[str] = []
+    assert c.lookup_or_claim(keys, first, threading.Event()) == ()
+    assert len(first) == 2  # eager and torch.compile are the first job's to measure
+    second: list[str] = []
+    got: list = []
+    waiter = threading.Thread(target=lambda: got.append(
+        c.lookup_or_claim(keys, second, threading.Event())))
+    waiter.start()
+    time.sleep(0.3)
+    assert waiter.is_alive() and not got  # waiting for the first job's figures
+    c.commit(keys, judged(P.Baseline("c0", (0.4,), (0.3,), None, 0.1)), CLEAN)
+    c.release(first)
+    waiter.join(5)
+    assert {(h.case, h.kind) for h in got[0]} == {("c0", "eager"), ("c0", "compile")}
+    assert second == [] and c.waited == 1 and first == []
+
+    other = c.keys("t.y", task_folder(tmp_path), (CASE,), ("c0",), (), "eager", "cuda:0")
+    third: list[str] = []
+    assert c.lookup_or_claim(other, third, threading.Event()) == () and len(third) == 1
+    fourth: list[str] = []
+    later = threading.Thread(target=lambda: c.lookup_or_claim(other, fourth, threading.Event()))
+    later.start()
+    c.release(third)  # ended with nothing stored
+    later.join(5)
+    assert not later.is_alive() and len(fourth) == 1  # its own to measure now
+    fifth: list[str] = []
+    began = time.monotonic()  # a claimant that never ends is waited for at most wait_s
+    assert c.lookup_or_claim(other, fifth, threading.Event(), wait_s=0.3) == ()
+    assert 0.3 <= time.monotonic() - began < 3 and fifth == []  # claimed by the fourth still
 
 
 @pytest.mark.parametrize("state,why", [

@@ -234,20 +234,26 @@ def _run(job: Job, plan: P.PlanRecord, job_dir: Path, ctx: JobContext, limits: L
         if gpu is not None and plan.timing else None
     after: dict | str | None = None
     keys: dict[tuple[str, str], Key] = {}
+    claims: list[str] = []  # the baselines this job measures for the run (single flight)
     try:
-        after = _run_and_judge(job, plan, job_dir, launch, ctx, limits, clock, gpu, keys)
+        try:
+            after = _run_and_judge(job, plan, job_dir, launch, ctx, limits, clock, gpu, keys,
+                                   claims)
+        finally:
+            neighbours = watch.stop() if watch is not None else None
+        if before is not None and after is not None:
+            write_json_atomic(job_dir / CONDITIONS_FILE,
+                              P.to_json(conditions(before, after, neighbours)))
+        if ctx.baseline_cache is not None and keys and gpu is not None and \
+                before is not None and after is not None:
+            # kept only when the GPU was clean as the judge began its baselines (a candidate
+            # may have heated it) and when it ended them
+            _store_baselines(ctx.baseline_cache, keys, job_dir,
+                             (conditions(before, after, neighbours),
+                              conditions(before, snapshot(gpu), neighbours)))
     finally:
-        neighbours = watch.stop() if watch is not None else None
-    if before is not None and after is not None:
-        write_json_atomic(job_dir / CONDITIONS_FILE,
-                          P.to_json(conditions(before, after, neighbours)))
-    if ctx.baseline_cache is not None and keys and gpu is not None and before is not None \
-            and after is not None:
-        # kept only when the GPU was clean as the judge began its baselines (a candidate may
-        # have heated it) and when it ended them
-        _store_baselines(ctx.baseline_cache, keys, job_dir,
-                         (conditions(before, after, neighbours),
-                          conditions(before, snapshot(gpu), neighbours)))
+        if ctx.baseline_cache is not None:
+            ctx.baseline_cache.release(claims)
 
 
 def _store_baselines(cache: BaselineCache, keys: dict[tuple[str, str], Key], job_dir: Path,
@@ -261,16 +267,18 @@ def _store_baselines(cache: BaselineCache, keys: dict[tuple[str, str], Key], job
 
 def _run_and_judge(job: Job, plan: P.PlanRecord, job_dir: Path, launch: _Launch, ctx: JobContext,
                    limits: Limits, clock: _Clock, gpu: int | None,
-                   keys: dict[tuple[str, str], Key]) -> dict | str | None:
+                   keys: dict[tuple[str, str], Key], claims: list[str]) -> dict | str | None:
     """The worker in its sandbox, then the judge; the GPU's state right after the worker.
-    `keys` receives the baseline-store keys of the baselines the judge was asked for."""
+    `keys` receives the baseline-store keys of the baselines the judge was asked for, and
+    `claims` those this job measures for the run."""
     with ctx.judges.reserve(job.device) as reservation:  # its judge starts while it runs
-        return _run_then_judge(job, plan, job_dir, launch, ctx, clock, gpu, keys, reservation)
+        return _run_then_judge(job, plan, job_dir, launch, ctx, clock, gpu, keys, claims,
+                               reservation)
 
 
 def _run_then_judge(job: Job, plan: P.PlanRecord, job_dir: Path, launch: _Launch,
                     ctx: JobContext, clock: _Clock, gpu: int | None,
-                    keys: dict[tuple[str, str], Key],
+                    keys: dict[tuple[str, str], Key], claims: list[str],
                     reservation: Reservation) -> dict | str | None:
     out = launch.out
     execution = _run_candidate(launch, job, job_dir, ctx)
@@ -283,16 +291,19 @@ def _run_then_judge(job: Job, plan: P.PlanRecord, job_dir: Path, launch: _Launch
         record = P.read(P.ExecRecord, job_dir / P.EXEC_FILE, 64 << 20)
         timed = tuple(t.case for t in result.timed)
         graphs = tuple(t.case for t in result.timed if t.graph)
+        cached: tuple[P.CachedBaseline, ...] = ()
         if ctx.baseline_cache is not None and timed:
             keys.update(ctx.baseline_cache.keys(job.task.id, job.task.folder, plan.cases, timed,
                                                 graphs, ctx.baselines, job.device))
+            if keys:  # another job of the run measuring them: its figures, once stored
+                cached = ctx.baseline_cache.lookup_or_claim(keys, claims, ctx.cancel)
         request = P.JudgeRequest(
             job_dir=str(job_dir), task_dir=str(job.task.folder), device=job.device,
             cases=plan.cases, layout_inputs=job.task.strided_inputs,
             seed_input=job.task.seed_input, claims=result.cases, commits=record.commits,
             timed_cases=timed, baselines=ctx.baselines, graph_cases=graphs,
             output_cap=ctx.limits.output_bytes,
-            cached=ctx.baseline_cache.lookup(keys) if ctx.baseline_cache and keys else (),
+            cached=cached,
             # handed over in place: the judge reads the sandbox's own folder, which stays
             # until finish_job releases it
             outputs_dir=launch.held.folder if launch.held else None,
