@@ -20,17 +20,24 @@ class Profiled:
 
 
 def profile_call(call: Callable[[], Any], synchronize: Callable[[], None]) -> Profiled | None:
-    """Run `call` once under the profiler; None when the profiler cannot run here."""
+    """Run `call` once under the profiler; None when the profiler cannot run here.
+
+    torch.autograd.profiler.profile, not torch.profiler.profile: the latter builds the very
+    same Kineto session (use_cpu False, the CUDA device, use_kineto), but its prepare_trace
+    first asks `hasattr(torch, "_inductor")`, which imports torch._inductor in a process that
+    has not (1.4 s on the dev machine with Triton; the first profiled call of a timed job
+    cost 3.5-4.8 s on an H200, docs/performance.md run 23), and it adds trace metadata no one
+    reads here."""
     try:
         from torch.autograd import DeviceType
-        from torch.profiler import ProfilerActivity, profile
+        from torch.autograd.profiler import profile
     except ImportError:
         return None
     try:
-        with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        with profile(use_cpu=False, use_device="cuda", use_kineto=True) as prof:
             call()
             synchronize()
-        events = prof.events()
+        events = prof.function_events
     except Exception:
         return None
     return summarize(events, DeviceType.CUDA)
