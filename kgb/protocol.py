@@ -321,6 +321,15 @@ class CachedBaseline:
 
 
 @dataclass(frozen=True)
+class CachedLoop:
+    """The empty timing loop's cost per call for a case, as an earlier job of the same run
+    measured it in an exclusive window (kgb.runner.run_memo)."""
+
+    case: str
+    overhead_ms: float
+
+
+@dataclass(frozen=True)
 class JudgeRequest:
     job_dir: str
     task_dir: str
@@ -339,6 +348,9 @@ class JudgeRequest:
     # Baseline figures the host found in its trusted store (kgb.runner.baseline_cache): the
     # judge takes these instead of timing them again.
     cached: tuple[CachedBaseline, ...] = ()
+    # The empty loop's cost an earlier job of this run measured for these cases: with every
+    # baseline of a case given, the judge needs no window of the GPU's lock for it.
+    loops: tuple[CachedLoop, ...] = ()
     # Where the outputs are read (issue 24, outputs handed over in place): the sandbox's own
     # output folder through /proc/PID/root, its (st_dev, st_ino) checked on every open; None:
     # the job's out/ folder, as the sandbox copied it out.
@@ -396,6 +408,7 @@ class Baseline:
     graph: bool = False  # timed as CUDA-graph replays, like the kernel's case
     eager_cached_at: str | None = None  # from the baseline store: when it was measured (UTC)
     compile_cached_at: str | None = None
+    overhead_cached: bool = False  # overhead_ms as an earlier job of the run measured it
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ the store did not give it. CPU only: NVML and torch's CUDA are replaced where ne
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import sys
@@ -233,40 +234,70 @@ def test_measured_baselines_are_kept_and_found_by_the_next_run(tmp_path):
 
 def test_a_baseline_another_job_of_the_run_is_measuring_is_waited_for_not_measured_again(
         tmp_path):
-    """Single flight: the first job of a task claims its missing baselines; a second job of
-    the same task waits (holding no claim) and gets the stored figures; one whose claimant
-    stored nothing (a throttled GPU, a failed judge) claims and measures them itself."""
-    c = cache(tmp_path)
+    """Single flight (kgb.runner.run_memo.Flights, one per run, a batch's members sharing
+    it): the first job of a task claims its missing baselines; a second job of the same task
+    waits (holding no claim) and gets the stored figures; one whose claimant stored nothing
+    (a throttled GPU, a failed judge) claims and measures them itself."""
+    from kgb.runner.run_memo import Flights
+
+    c, flights = cache(tmp_path), Flights()
     keys = c.keys("t.x", task_folder(tmp_path), (CASE,), ("c0",), (), "all", "cuda:0")
     first: list[str] = []
-    assert c.lookup_or_claim(keys, first, threading.Event()) == ()
+    assert c.lookup_or_claim(keys, first, flights, threading.Event()) == ()
     assert len(first) == 2  # eager and torch.compile are the first job's to measure
     second: list[str] = []
     got: list = []
+    member = cache(tmp_path)  # another member of the batch: its own cache, the same flights
     waiter = threading.Thread(target=lambda: got.append(
-        c.lookup_or_claim(keys, second, threading.Event())))
+        member.lookup_or_claim(keys, second, flights, threading.Event())))
     waiter.start()
     time.sleep(0.3)
     assert waiter.is_alive() and not got  # waiting for the first job's figures
     c.commit(keys, judged(P.Baseline("c0", (0.4,), (0.3,), None, 0.1)), CLEAN)
-    c.release(first)
+    flights.release(first)
     waiter.join(5)
     assert {(h.case, h.kind) for h in got[0]} == {("c0", "eager"), ("c0", "compile")}
-    assert second == [] and c.waited == 1 and first == []
+    assert second == [] and flights.waited == 1 and first == []
 
     other = c.keys("t.y", task_folder(tmp_path), (CASE,), ("c0",), (), "eager", "cuda:0")
     third: list[str] = []
-    assert c.lookup_or_claim(other, third, threading.Event()) == () and len(third) == 1
+    assert c.lookup_or_claim(other, third, flights, threading.Event()) == ()
+    assert len(third) == 1
     fourth: list[str] = []
-    later = threading.Thread(target=lambda: c.lookup_or_claim(other, fourth, threading.Event()))
+    later = threading.Thread(target=lambda: c.lookup_or_claim(other, fourth, flights,
+                                                              threading.Event()))
     later.start()
-    c.release(third)  # ended with nothing stored
+    time.sleep(0.2)
+    flights.release(third)  # ended with nothing stored
     later.join(5)
     assert not later.is_alive() and len(fourth) == 1  # its own to measure now
     fifth: list[str] = []
     began = time.monotonic()  # a claimant that never ends is waited for at most wait_s
-    assert c.lookup_or_claim(other, fifth, threading.Event(), wait_s=0.3) == ()
+    assert c.lookup_or_claim(other, fifth, flights, threading.Event(), wait_s=0.3) == ()
     assert 0.3 <= time.monotonic() - began < 3 and fifth == []  # claimed by the fourth still
+
+
+def test_the_runs_loop_cost_is_kept_per_device_and_case_and_only_as_measured():
+    """kgb.runner.run_memo.LoopCosts: the empty loop's cost a judge measured itself, per
+    device and case shape (not seed); none from a baseline with an error (a shared GPU) or
+    one that was itself given."""
+    from kgb.runner.run_memo import LoopCosts
+
+    loops = LoopCosts()
+    assert loops.lookup("cuda:0", "t.x", (CASE, OTHER), ("c0", "c1")) == ()
+    loops.commit("cuda:0", "t.x", (CASE, OTHER), judged(
+        P.Baseline("c0", (0.4,), (), None, 0.02),
+        P.Baseline("c1", error="timed while the GPU was not the judge's alone")))
+    loops.commit("cuda:0", "t.x", (CASE,), judged(
+        P.Baseline("c0", (0.4,), (), None, 0.5, overhead_cached=True)))  # not overwritten
+    assert loops.lookup("cuda:0", "t.x", (CASE, OTHER), ("c0", "c1")) == \
+        (P.CachedLoop("c0", 0.02),)
+    reseeded = dataclasses.replace(CASE, calls=(P.CallSpec(P.CallKind.PRIMARY, 8),))
+    assert loops.lookup("cuda:0", "t.x", (reseeded,), ("c0",)) == (P.CachedLoop("c0", 0.02),)
+    wider = dataclasses.replace(CASE, dims={k: v * 2 for k, v in CASE.dims.items()})
+    assert loops.lookup("cuda:0", "t.x", (wider,), ("c0",)) == ()
+    assert loops.lookup("cuda:1", "t.x", (CASE,), ("c0",)) == ()
+    assert loops.lookup("cuda:0", "t.other", (CASE,), ("c0",)) == ()
 
 
 @pytest.mark.parametrize("state,why", [
@@ -364,7 +395,7 @@ class FakeTimer:
         return SimpleNamespace(times_ms=times, wall_ms=1.0, graph=graph, graph_error=None)
 
 
-def judge_baselines(monkeypatch, cached, baselines="all", graph=()):
+def judge_baselines(monkeypatch, cached, baselines="all", graph=(), loops=()):
     from kgb.judge import speed
 
     timer = FakeTimer()
@@ -377,19 +408,22 @@ def judge_baselines(monkeypatch, cached, baselines="all", graph=()):
     monkeypatch.setattr(speed.torch.cuda, "empty_cache", lambda: None)
     request = P.JudgeRequest("/nonexistent", "/nonexistent", "cuda:0", (CASE, OTHER), (), None,
                              (), timed_cases=("c0", "c1"), baselines=baselines,
-                             graph_cases=graph, cached=cached)
+                             graph_cases=graph, cached=cached, loops=loops)
     # as the judge gets it: one line from the host (kgb.runner.judge_pool), parsed
     request = P.loads(P.JudgeRequest, P.dumps(request), "judge request")
-    assert request.cached == cached
+    assert request.cached == cached and request.loops == loops
+    windows: list[str] = []
+    monkeypatch.setattr(speed.Window, "take", lambda self: windows.append("take") or True)
+    monkeypatch.setattr(speed.Window, "give", lambda self: None)
     reference = SimpleNamespace(reference=lambda *a: None)
-    return speed.baselines(request, SimpleNamespace(), reference), timer.calls
+    return speed.baselines(request, SimpleNamespace(), reference), timer.calls, windows
 
 
 def test_the_judge_times_only_what_the_store_did_not_give(monkeypatch):
     when = "2026-11-27T05:00:00+00:00"
     cached = (P.CachedBaseline("c0", "eager", (0.9, 1.1), False, when),
               P.CachedBaseline("c0", "compile", (0.7,), False, when))
-    result, calls = judge_baselines(monkeypatch, cached)
+    result, calls, _ = judge_baselines(monkeypatch, cached)
     # c0: only the empty loop (D304 needs this job's own); c1: empty loop, eager, compile
     assert calls == ["noop", "noop", "timed", "timed"]
     c0, c1 = result
@@ -404,7 +438,7 @@ def test_the_judge_does_not_take_a_compile_figure_of_the_other_mode(monkeypatch)
     value that disagrees is measured again)."""
     when = "2026-11-27T05:00:00+00:00"
     cached = (P.CachedBaseline("c0", "compile", (0.7,), False, when),)
-    result, calls = judge_baselines(monkeypatch, cached, graph=("c0",))
+    result, calls, _ = judge_baselines(monkeypatch, cached, graph=("c0",))
     assert result[0].compile_ms == (0.5,) * 10 and result[0].compile_cached_at is None
     assert calls.count("timed") == 4
 
@@ -430,21 +464,53 @@ def test_the_cached_time_reaches_the_report(monkeypatch):
 
 
 def test_the_host_keeps_nothing_when_the_gpu_throttled_as_the_judge_began(tmp_path):
-    """execute._store_baselines: the conditions right after the worker (a candidate may have
-    heated the GPU) and after the judge must both be clean; a failed judge keeps nothing."""
+    """execute._keep_measured: the conditions right after the worker (a candidate may have
+    heated the GPU) and after the judge must both be clean, for the store's baselines and
+    the run's loop costs alike; a failed judge keeps nothing."""
     from kgb.jsonfiles import write_json_atomic
-    from kgb.runner.execute import _store_baselines
+    from kgb.runner.execute import _keep_measured
+    from kgb.runner.run_memo import RunMemo
 
     c = cache(tmp_path)
+    ctx = SimpleNamespace(baseline_cache=c, memo=RunMemo())
+    job_of = SimpleNamespace(device="cuda:0", task=SimpleNamespace(id="t.x"))
+    plan = SimpleNamespace(cases=(CASE,))
     keys = c.keys("t.x", task_folder(tmp_path), (CASE,), ("c0",), (), "eager", "cuda:0")
     job = tmp_path / "job"
     job.mkdir()
-    _store_baselines(c, keys, job, (CLEAN, CLEAN))  # no judge.json: the judge failed
-    assert c.stored == 0
+
+    def loops():
+        return ctx.memo.loops.lookup("cuda:0", "t.x", (CASE,), ("c0",))
+
+    _keep_measured(ctx, job_of, plan, keys, job, (CLEAN, CLEAN))  # no judge.json: it failed
+    assert c.stored == 0 and loops() == ()
     write_json_atomic(job / P.JUDGE_FILE,
                       P.to_json(judged(P.Baseline("c0", (0.4,), (), None, 0.1))))
     hot = P.Conditions(throttled=True, throttle_reasons=("sw-thermal",))
-    _store_baselines(c, keys, job, (hot, CLEAN))
-    assert c.stored == 0 and any("sw-thermal" in n for n in c.notes)
-    _store_baselines(c, keys, job, (CLEAN, CLEAN))
+    _keep_measured(ctx, job_of, plan, keys, job, (hot, CLEAN))
+    assert c.stored == 0 and any("sw-thermal" in n for n in c.notes) and loops() == ()
+    _keep_measured(ctx, job_of, plan, keys, job, (CLEAN, CLEAN))
     assert c.stored == 1 and c.lookup(keys)[0].times_ms == (0.4,)
+    assert loops() == (P.CachedLoop("c0", 0.1),)
+
+
+def test_a_case_whose_every_figure_was_given_takes_no_window(monkeypatch):
+    """Baselines from the store and the empty loop's cost from an earlier job of the run:
+    the judge times nothing for that case and never asks for the GPU's lock, so no job is
+    frozen for it; a case missing its loop cost still gets its window and its empty loop."""
+    when = "2026-11-27T05:00:00+00:00"
+    cached = tuple(P.CachedBaseline(c, kind, (0.9,), False, when)
+                   for c in ("c0", "c1") for kind in ("eager", "compile"))
+    result, calls, windows = judge_baselines(monkeypatch, cached,
+                                             loops=(P.CachedLoop("c0", 0.03),))
+    c0, c1 = result
+    assert c0.overhead_ms == 0.03 and c0.overhead_cached and c0.eager_ms == (0.9,)
+    assert c0.compile_ms == (0.9,) and c0.eager_cached_at == when and c0.compile_error is None
+    assert not c1.overhead_cached and c1.overhead_ms is not None
+    assert calls == ["noop"] and windows == ["take"]  # c1's empty loop only
+    result, calls, windows = judge_baselines(
+        monkeypatch, cached, loops=(P.CachedLoop("c0", 0.03), P.CachedLoop("c1", 0.04)))
+    assert calls == [] and windows == [] and all(b.overhead_cached for b in result)
+    result, calls, windows = judge_baselines(  # no compile figure stored: timed as before
+        monkeypatch, cached[:1], loops=(P.CachedLoop("c0", 0.03),), baselines="all")
+    assert windows and "noop" in calls

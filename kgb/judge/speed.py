@@ -111,19 +111,35 @@ def baselines(request: P.JudgeRequest, inputs_module: ModuleType,
     specs = {c.id: c for c in request.cases}
     # figures from the host's trusted store (kgb.runner.baseline_cache): not timed again
     cached = {(c.case, c.kind): c for c in request.cached}
+    loops = {c.case: c.overhead_ms for c in request.loops}  # the run measured these already
     # On a shared GPU the judge times alone: one window of the GPU's lock (every job frozen,
     # the GPU drained) for all its timing, given back only while torch.compile compiles.
     window = Window()
     try:
-        return _timed_baselines(request, inputs_module, specs, cached, reset, eager_fn, source,
-                                window)
+        return _timed_baselines(request, inputs_module, specs, cached, loops, reset, eager_fn,
+                                source, window)
     finally:
         window.give()
 
 
+def _given(case_id: str, baselines: str, eager: P.CachedBaseline | None,
+           compiled: P.CachedBaseline | None, loop_ms: float, source: str) -> P.Baseline:
+    """A case whose every figure the host gave: the store's baselines, the run's loop cost."""
+    eager_ms = eager.times_ms if eager is not None and baselines != "none" else ()
+    compile_ms = compiled.times_ms if compiled is not None and baselines == "all" else ()
+    return P.Baseline(
+        case_id, eager_ms, compile_ms,
+        None if baselines == "all" else f"not timed (--baselines {baselines})",
+        loop_ms, source=source, graph=eager.graph if eager_ms and eager else False,
+        eager_cached_at=eager.measured_at if eager_ms and eager else None,
+        compile_cached_at=compiled.measured_at if compile_ms and compiled else None,
+        overhead_cached=True)
+
+
 def _timed_baselines(request: P.JudgeRequest, inputs_module: ModuleType,
-                     specs: dict[str, P.CaseSpec], cached: dict, reset: L2Reset, eager_fn: Any,
-                     source: str, window: Window) -> tuple[P.Baseline, ...]:
+                     specs: dict[str, P.CaseSpec], cached: dict, loops: dict[str, float],
+                     reset: L2Reset, eager_fn: Any, source: str,
+                     window: Window) -> tuple[P.Baseline, ...]:
     compiled: Any = None
     compile_spent = 0.0
     out = []
@@ -139,11 +155,20 @@ def _timed_baselines(request: P.JudgeRequest, inputs_module: ModuleType,
         graph = case_id in request.graph_cases  # like for like with the kernel's replays
         eager_graph = False
         eager_hit, compile_hit = cached.get((case_id, "eager")), cached.get((case_id, "compile"))
+        loop_ms = loops.get(case_id)
+        if loop_ms is not None and (request.baselines == "none" or eager_hit is not None) and \
+                (request.baselines != "all" or
+                 (compile_hit is not None and compile_hit.graph == graph)):
+            # nothing of this case to time: no window, no job frozen for it
+            out.append(_given(case_id, request.baselines, eager_hit, compile_hit, loop_ms,
+                              source))
+            continue
         alone = False
         try:
             with torch.no_grad():
                 alone = window.take()
-                # always measured afresh: the window check (D304) of this very job needs it
+                # the window check (D304) needs it: measured here unless an earlier job of
+                # the run measured it for this case (request.loops, handled above)
                 noop = time_loop(lambda inputs: None, inputs_for, reset=reset, warmup=1,
                                  budget_ms=0.0, min_reps=10, max_reps=10, keep=False)
                 if eager_hit is not None and request.baselines != "none":

@@ -35,15 +35,13 @@ from typing import Any
 import kgb
 from kgb import protocol as P
 from kgb.jsonfiles import Bounds, Refused, loads_json
+from kgb.runner.run_memo import CLAIM_WAIT_S, Flights
 
 STORE_VERSION = 1
 ENTRY_MAX_BYTES = 64 << 10  # an entry holds at most a few hundred floats and its key
 ENTRY_BOUNDS = Bounds(max_bytes=ENTRY_MAX_BYTES, max_depth=6)
 MAX_TIMES = 1000
 KINDS = ("eager", "compile")
-# How long a job waits for another job of its run that is measuring the same baselines
-# (its judge's torch.compile included) before it measures them itself.
-CLAIM_WAIT_S = 240.0
 # The code whose change changes what a baseline time means: the loop, the L2 reset, the judge's
 # baseline function and how it calls it.
 TIMING_SOURCES = ("bench/timer.py", "bench/l2.py", "judge/speed.py", "tasks/casegen.py")
@@ -298,10 +296,7 @@ class BaselineCache:
     hits: int = 0
     stored: int = 0
     notes: list[str] = field(default_factory=list)
-    waited: int = 0  # jobs that waited for another job's measurement of their baselines
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
-    # digest -> set when the job measuring that baseline in this run has stored it or ended
-    _measuring: dict[str, threading.Event] = field(default_factory=dict, repr=False)
 
     def note(self, reason: str) -> None:
         with self._lock:
@@ -339,42 +334,19 @@ class BaselineCache:
         return tuple(found)
 
     def lookup_or_claim(self, keys: dict[tuple[str, str], Key], claims: list[str],
-                        cancel: threading.Event,
+                        flights: Flights, cancel: threading.Event,
                         wait_s: float = CLAIM_WAIT_S) -> tuple[P.CachedBaseline, ...]:
         """What the store has for `keys`; each missing figure is then this job's to measure
-        (its digest appended to `claims`, released by `release` once the job stored or
+        (its digest appended to `claims`, released through `flights` once the job stored or
         ended) unless another job of the run is measuring it already: then this one waits
-        for that one (at most `wait_s`, holding no claim meanwhile) and looks again. Jobs of
-        one task side by side each measured the same baselines cold, every measurement a
-        window that froze every job on the GPU (run 24: judges held the lock 90.7 s of a
-        195 s run, 1.8 s with the figures stored)."""
+        for that one (at most `wait_s`) and looks again (kgb.runner.run_memo.Flights)."""
         deadline = time.monotonic() + wait_s
         while True:
             found = self.lookup(keys)
             have = {(c.case, c.kind) for c in found}
             missing = [digest(key) for ck, key in keys.items() if ck not in have]
-            with self._lock:
-                busy = [self._measuring[d] for d in missing if d in self._measuring]
-                if not busy or time.monotonic() >= deadline or cancel.is_set():
-                    for name in missing:
-                        if name not in self._measuring:
-                            self._measuring[name] = threading.Event()
-                            claims.append(name)
-                    return found
-                self.waited += 1
-            for event in busy:
-                while not event.wait(0.1) and not cancel.is_set() and \
-                        time.monotonic() < deadline:
-                    pass
-
-    def release(self, claims: list[str]) -> None:
-        """The claiming job stored its figures or ended: its waiters look again."""
-        with self._lock:
-            for name in claims:
-                event = self._measuring.pop(name, None)
-                if event is not None:
-                    event.set()
-        claims.clear()
+            if flights.claim_or_wait(missing, claims, cancel, deadline):
+                return found
 
     def commit(self, keys: dict[tuple[str, str], Key], judged: P.JudgeResult | None,
                conditions: P.Conditions | None) -> int:
@@ -410,7 +382,7 @@ class BaselineCache:
 
     def describe(self) -> dict[str, Any]:
         return {"dir": str(self.store.root), "hits": self.hits, "stored": self.stored,
-                "waited": self.waited, "notes": list(self.notes)}
+                "notes": list(self.notes)}
 
 
 def unclean(conditions: P.Conditions | None) -> str | None:

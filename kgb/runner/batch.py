@@ -128,10 +128,12 @@ def _members_on_one_board(batch: list[Member], base, out_dir: Path, seed: int,
             options = _member_options(base, member, out_dir, seed, shared)
             # one timing lock per GPU for every member's jobs: a member's timed window
             # freezes the others' jobs on its GPU as a local run's own (kgb.runner.gpu_share)
+            # and one memo: a baseline or loop cost one member's job measured serves all
             shares = opened[0][1].ctx.shares if opened else None
+            memo = opened[0][1].ctx.memo if opened else None
             try:
                 opened.append((member, open_run(options, stack, placement, judges, cancel,
-                                                sandbox, shares, out_dir)))
+                                                sandbox, shares, out_dir, memo)))
             except BadInput as exc:
                 refused[member.name] = {"name": member.name, "path": str(member.path),
                                         "error": str(exc)}

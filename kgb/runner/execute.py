@@ -27,6 +27,7 @@ from kgb.runner.interpreter import scan
 from kgb.runner.journal import write_finished
 from kgb.runner.judge_pool import JudgePool, Reservation
 from kgb.runner.plan import Job, unrun_shapes
+from kgb.runner.run_memo import RunMemo
 from kgb.sandbox.base import (
     ExecResult,
     HeldOutputs,
@@ -65,6 +66,9 @@ class JobContext:
     # GPUs several timed jobs share (--jobs N with timing on): each one's timing lock
     # (kgb/runner/gpu_share.py); a GPU not among them runs one job at a time.
     shares: Shares = field(default_factory=Shares)
+    # What the run's jobs compute once for each other (a batch's members share it):
+    # baselines being measured, the empty loop's cost per case (kgb.runner.run_memo)
+    memo: RunMemo = field(default_factory=RunMemo)
     # The folder under which every job that may share this run's GPUs has its own (a batch's
     # or a Ray actor's root: its members' runs share the GPUs and their locks); None: this
     # run's jobs/ folder. A co-tenant's worker found there is kgb's own, not a neighbour.
@@ -244,25 +248,30 @@ def _run(job: Job, plan: P.PlanRecord, job_dir: Path, ctx: JobContext, limits: L
         if before is not None and after is not None:
             write_json_atomic(job_dir / CONDITIONS_FILE,
                               P.to_json(conditions(before, after, neighbours)))
-        if ctx.baseline_cache is not None and keys and gpu is not None and \
-                before is not None and after is not None:
+        if gpu is not None and before is not None and after is not None and plan.timing:
             # kept only when the GPU was clean as the judge began its baselines (a candidate
             # may have heated it) and when it ended them
-            _store_baselines(ctx.baseline_cache, keys, job_dir,
-                             (conditions(before, after, neighbours),
-                              conditions(before, snapshot(gpu), neighbours)))
+            _keep_measured(ctx, job, plan, keys, job_dir,
+                           (conditions(before, after, neighbours),
+                            conditions(before, snapshot(gpu), neighbours)))
     finally:
-        if ctx.baseline_cache is not None:
-            ctx.baseline_cache.release(claims)
+        ctx.memo.flights.release(claims)
 
 
-def _store_baselines(cache: BaselineCache, keys: dict[tuple[str, str], Key], job_dir: Path,
-                     states: tuple[P.Conditions, ...]) -> None:
+def _keep_measured(ctx: JobContext, job: Job, plan: P.PlanRecord,
+                   keys: dict[tuple[str, str], Key], job_dir: Path,
+                   states: tuple[P.Conditions, ...]) -> None:
+    """What this job's judge measured for the others: its baselines into the store, the
+    empty loop's cost into the run's memo (kgb.runner.run_memo), when the GPU was clean."""
     try:
         judged = P.read(P.JudgeResult, job_dir / P.JUDGE_FILE, P.JUDGE_MAX_BYTES)
     except P.ProtocolError:
         return  # no judgement (a failed judge): nothing measured to keep
-    cache.commit(keys, judged, next((s for s in states if unclean(s)), states[-1]))
+    state = next((s for s in states if unclean(s)), states[-1])
+    if ctx.baseline_cache is not None and keys:
+        ctx.baseline_cache.commit(keys, judged, state)
+    if unclean(state) is None:
+        ctx.memo.loops.commit(job.device, job.task.id, plan.cases, judged)
 
 
 def _run_and_judge(job: Job, plan: P.PlanRecord, job_dir: Path, launch: _Launch, ctx: JobContext,
@@ -296,14 +305,16 @@ def _run_then_judge(job: Job, plan: P.PlanRecord, job_dir: Path, launch: _Launch
             keys.update(ctx.baseline_cache.keys(job.task.id, job.task.folder, plan.cases, timed,
                                                 graphs, ctx.baselines, job.device))
             if keys:  # another job of the run measuring them: its figures, once stored
-                cached = ctx.baseline_cache.lookup_or_claim(keys, claims, ctx.cancel)
+                cached = ctx.baseline_cache.lookup_or_claim(keys, claims, ctx.memo.flights,
+                                                            ctx.cancel)
         request = P.JudgeRequest(
             job_dir=str(job_dir), task_dir=str(job.task.folder), device=job.device,
             cases=plan.cases, layout_inputs=job.task.strided_inputs,
             seed_input=job.task.seed_input, claims=result.cases, commits=record.commits,
             timed_cases=timed, baselines=ctx.baselines, graph_cases=graphs,
             output_cap=ctx.limits.output_bytes,
-            cached=cached,
+            cached=cached, loops=ctx.memo.loops.lookup(job.device, job.task.id, plan.cases,
+                                                       timed),
             # handed over in place: the judge reads the sandbox's own folder, which stays
             # until finish_job releases it
             outputs_dir=launch.held.folder if launch.held else None,

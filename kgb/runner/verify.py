@@ -27,6 +27,7 @@ from kgb.runner.gpu_share import Shares
 from kgb.runner.judge_pool import JudgePool
 from kgb.runner.missing import missing_entry
 from kgb.runner.plan import Job, plan_jobs
+from kgb.runner.run_memo import RunMemo
 from kgb.runner.schedule import ScheduleOutcome
 from kgb.runner.shards import MODES as SHARD_MODES
 from kgb.runner.shards import run_sharded
@@ -294,11 +295,12 @@ class OpenRun:
 def open_run(options: VerifyOptions, stack: contextlib.ExitStack, placement,
              judges: JudgePool | None = None, cancel: threading.Event | None = None,
              sandbox: Sandbox | None = None, shares: Shares | None = None,
-             tenants: Path | None = None) -> OpenRun:
+             tenants: Path | None = None, memo: RunMemo | None = None) -> OpenRun:
     """Load, check and plan one submission and open what its jobs share (sandbox backend,
     judges, baseline store) on `stack`; BadInput before anything is opened for a bad one.
-    `judges`, `cancel`, `sandbox` and `shares` (the GPUs' timing locks): a batch's, shared by
-    its members, whose job folders are all under `tenants`."""
+    `judges`, `cancel`, `sandbox`, `shares` (the GPUs' timing locks) and `memo` (what jobs
+    measure for each other): a batch's, shared by its members, whose job folders are all
+    under `tenants`."""
     _check_graph_option(options, options.device)
     if options.shard_cases not in SHARD_MODES:
         raise BadInput(f"--shard-cases {options.shard_cases}: give one of "
@@ -370,7 +372,7 @@ def open_run(options: VerifyOptions, stack: contextlib.ExitStack, placement,
                      else options.warm,
                      shares=shares if shares is not None else Shares.for_slots(slots)
                      if options.timing and placement is None else Shares(),
-                     tenants=tenants,
+                     tenants=tenants, memo=memo if memo is not None else RunMemo(),
                      roomier=roomier if placement is None else None,
                      spread=spread if placement is None else None)
     return OpenRun(options, out_dir, index, submission, scope, jobs, missing, slots, seed,
