@@ -424,7 +424,7 @@ def test_the_judge_times_only_what_the_store_did_not_give(monkeypatch):
     cached = (P.CachedBaseline("c0", "eager", (0.9, 1.1), False, when),
               P.CachedBaseline("c0", "compile", (0.7,), False, when))
     result, calls, _ = judge_baselines(monkeypatch, cached)
-    # c0: only the empty loop (D304 needs this job's own); c1: empty loop, eager, compile
+    # c0: only the empty loop (no earlier job of the run gave it); c1: empty loop, eager, compile
     assert calls == ["noop", "noop", "timed", "timed"]
     c0, c1 = result
     assert c0.eager_ms == (0.9, 1.1) and c0.compile_ms == (0.7,)

@@ -328,3 +328,38 @@ def test_the_side_by_side_kit_passes_on_the_cpu(verified):
     shown = run_kgb("report", verified.out / "kit")
     assert shown.returncode == 0, shown.stderr
     assert "Not judged on this device" in " ".join(shown.stdout.split())
+
+
+def test_problems_import_side_by_side_and_files_of_one_task_folder_in_order(tmp_path,
+                                                                          monkeypatch):
+    """Each problem's probe is a process of its own (seconds): files import side by side,
+    except files that become the same task folder (one name in two folders), which run one
+    after the other in file order, as one at a time would; the report keeps file order."""
+    import threading
+    import time
+
+    from kgb.tasks import kernelbench as KB
+
+    for folder, name in (("a", "1_GELU.py"), ("a", "2_ReLU.py"), ("b", "1_GELU.py"),
+                         ("b", "3_SiLU.py")):
+        (tmp_path / folder).mkdir(exist_ok=True)
+        (tmp_path / folder / name).write_text("# a problem\n")
+    spans: dict[str, tuple[float, float]] = {}
+    lock = threading.Lock()
+
+    def fake(path, out, category, level):
+        began = time.monotonic()
+        time.sleep(0.3)
+        with lock:
+            spans[f"{path.parent.name}/{path.name}"] = (began, time.monotonic())
+        return f"id.{path.parent.name}.{path.stem}", path
+
+    monkeypatch.setattr(KB, "import_problem", fake)
+    monkeypatch.setattr(KB.os, "cpu_count", lambda: 4)
+    report = KB.import_problems(tmp_path, tmp_path / "out")
+    assert [i for i, _ in report.imported] == ["id.a.1_GELU", "id.a.2_ReLU", "id.b.1_GELU",
+                                               "id.b.3_SiLU"]
+    assert KB.task_place(tmp_path / "a/1_GELU.py", None) == \
+        KB.task_place(tmp_path / "b/1_GELU.py", None)
+    assert spans["a/1_GELU.py"][1] <= spans["b/1_GELU.py"][0]  # one folder: in order
+    assert spans["a/2_ReLU.py"][0] < spans["a/1_GELU.py"][1]  # others side by side
