@@ -189,8 +189,7 @@ def _ready_device(spec: P.JobSpec, environ: dict[str, str] | None = None) -> boo
     env = os.environ if environ is None else environ
     if env.get("KGB_HOLD") != "1" or env.get("KGB_HOLD_DEVICE") != "1":
         return False
-    if spec.interpreter or not spec.device.startswith("cuda") or not spec.timing or \
-            not any(case.timeable for case in spec.cases):
+    if spec.interpreter or not any(profiles(spec, case) for case in spec.cases):
         return False
     try:
         torch.empty(1, device=spec.device)
@@ -199,6 +198,12 @@ def _ready_device(spec: P.JobSpec, environ: dict[str, str] | None = None) -> boo
     except Exception:
         return False
     return True
+
+
+def profiles(spec: P.JobSpec, case: P.CaseSpec) -> bool:
+    """Whether one call of this case runs under the profiler (D306's kernel names): a case that
+    may be timed, in a timed job on a GPU. `_ready_device` readies the profiler for it."""
+    return spec.timing and case.timeable and spec.device.startswith("cuda")
 
 
 def _run(spec: P.JobSpec, progress: _Progress) -> None:
@@ -377,8 +382,7 @@ class _CallRunner:
         self.counter.reset(ghost=call.kind == P.CallKind.GHOST)
         start = _perf_counter()
         # Only a case that may be timed needs the kernel names D306 compares (not --timing off)
-        profile = (spec.timing and case.timeable and call_index == case.profiled_call
-                   and spec.device.startswith("cuda"))
+        profile = profiles(spec, case) and call_index == case.profiled_call
         kernels: tuple[str, ...] = ()
         self.trace.start()
         try:
