@@ -119,18 +119,23 @@ def test_the_host_refuses_jobs_at_once_on_an_actor_under_the_process_sandbox():
 def test_a_local_batchs_members_share_one_timing_lock_per_gpu(tmp_path, monkeypatch):
     """Every member of a batch (one board, --jobs N on a GPU) gets the first member's locks:
     each member's own would let one member's timed window run beside another's jobs on the
-    same GPU. Their job folders are all under the batch's folder (the neighbour watch's)."""
+    same GPU. Their job folders are all under the batch's folder (the neighbour watch's).
+    And the first member's memo (kgb.runner.run_memo): baselines in flight and loop costs one
+    member's job measured serve the others' jobs of the same task."""
     import kgb.runner.batch as batch
     import kgb.runner.verify as verify
     from kgb.runner.gpu_share import Shares
+    from kgb.runner.run_memo import RunMemo
 
     calls: list[tuple[object, object]] = []
+    memos: list[object] = []
 
     def open_run(options, stack, placement, judges, cancel, sandbox, shares=None,
-                 tenants=None):
+                 tenants=None, memo=None):
         calls.append((shares, tenants))
+        memos.append(memo)
         ctx = SimpleNamespace(shares=shares if shares is not None else Shares.for_slots(
-            ("cuda:0", "cuda:0")))
+            ("cuda:0", "cuda:0")), memo=memo if memo is not None else RunMemo())
         return SimpleNamespace(ctx=ctx, jobs=[], slots=("cuda:0", "cuda:0"),
                                header=lambda: {})
 
@@ -151,6 +156,7 @@ def test_a_local_batchs_members_share_one_timing_lock_per_gpu(tmp_path, monkeypa
     assert first is None and len(calls) == 3  # the first member makes the locks
     assert calls[1][0] is calls[2][0] is not None  # the others get the first's
     assert {tenants for _, tenants in calls} == {tmp_path / "out"}
+    assert memos[0] is None and memos[1] is memos[2] is not None
 
 
 def test_a_gpu_actor_fits_the_cpu_share_to_its_own_node():
