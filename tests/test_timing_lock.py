@@ -512,6 +512,7 @@ def test_the_judge_holds_the_lock_only_to_time_and_freezes_the_jobs_meanwhile(tm
     assert summary["windows"] == summary["exclusive"] == 1 and summary["revoked"] == 0
     assert list(summary["by_holder"]) == ["judge"]
     assert summary["by_holder"]["judge"]["windows"] == 1
+    assert [row[0] for row in summary["longest"]] == ["judge t"]  # the holder named
     assert share.holder() is None and share._tenants == [job]  # the judge left
     # without a shared GPU the host answers at once and nothing is held
     judge = _fake_judge(tmp_path, 0.0)
