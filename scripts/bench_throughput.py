@@ -142,10 +142,14 @@ def environment(device: str) -> dict:
              "'cuda': torch.version.cuda, 'gpu': torch.cuda.get_device_name(0) if d else None}))")
     _, code, text = run_command([sys.executable, "-c", probe])
     env = json.loads(text.strip().splitlines()[-1]) if code == 0 else {"error": text[-300:]}
-    commit = _git("rev-parse", "--short", "HEAD")  # the GPU machine's copy has no .git:
+    # The GPU machine's copy may have no .git, or an older one (run 24 said 8f3842b, dirty, of
+    # a tree at 3aa7b29): KGB_COMMIT, given in the call's command, wins.
+    given = os.environ.get("KGB_COMMIT")
+    commit = None if given else _git("rev-parse", "--short", "HEAD")
     env.update(python=platform.python_version(), device=device, cpus=os.cpu_count(),
-               kgb=commit or os.environ.get("KGB_COMMIT", "unknown (no git; set KGB_COMMIT)"),
-               dirty=bool(_git("status", "--short", "kgb")) if commit else None)
+               kgb=given or commit or "unknown (no git; set KGB_COMMIT)",
+               dirty=bool(_git("status", "--short", "kgb")) if commit else None,
+               drain=os.environ.get("KGB_DRAIN") or "rates")  # the lock's drain on trial
     if device == "cuda":
         _, _, smi = run_command(["nvidia-smi", "--query-gpu=name,driver_version,clocks.max.sm,"
                                  "power.limit", "--format=csv,noheader"])

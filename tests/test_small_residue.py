@@ -160,6 +160,58 @@ def test_the_drain_fails_closed_when_the_gpu_cannot_be_named(tmp_path, monkeypat
     assert drain_for("cpu")(0.05) is True  # nothing to drain on the CPU
 
 
+class _SampledNvml(_FakeNvml):
+    """_FakeNvml with timestamped utilization samples (epoch seconds, percent) per UUID."""
+
+    NVML_GPU_UTILIZATION_SAMPLES = 1
+
+    class NVMLError_NotFound(Exception):  # noqa: N801 - pynvml's own name
+        pass
+
+    def __init__(self, busy: dict[str, int], samples: dict[str, list[tuple[float, int]]]):
+        super().__init__(busy)
+        self.samples = samples
+
+    def nvmlDeviceGetSamples(self, handle: str, kind: int, last_seen_us: int):
+        from types import SimpleNamespace
+
+        newer = [SimpleNamespace(timeStamp=int(t * 1e6), sampleValue=SimpleNamespace(uiVal=v))
+                 for t, v in self.samples[handle] if t * 1e6 > last_seen_us]
+        if not newer:
+            raise self.NVMLError_NotFound()
+        return kind, newer
+
+
+def test_the_sampled_drain_wants_an_idle_sample_stamped_after_the_freeze(tmp_path,
+                                                                         monkeypatch):
+    """NVML's rate can read 0 % from a period that ended before the freeze while a tenant's
+    kernel, launched in between, still runs: the rate drain grants an exclusive window there;
+    the sampled one (KGB_DRAIN=samples) waits for a 0 % sample stamped after the freeze."""
+    import sys
+    import time
+
+    from kgb.runner.gpu_share import drain_for, gpu_idle, gpu_idle_since
+
+    now = time.time()
+    uuid = "GPU-aaaa"
+    _two_gpus(tmp_path, monkeypatch, {uuid: 0})
+    fake = _SampledNvml({uuid: 0}, {uuid: [(now - 0.3, 0), (now + 0.05, 100)]})
+    monkeypatch.setitem(sys.modules, "pynvml", fake)
+    assert gpu_idle(uuid, 0.05) is True  # the stale 0 % reading: granted
+    assert gpu_idle_since(uuid, 0.2, now) is False  # only a busy sample after the freeze
+    fake.samples[uuid].append((now + 0.1, 0))
+    assert gpu_idle_since(uuid, 0.2, now) is True
+    assert gpu_idle_since(uuid, 0.1, now + 10) is False  # nothing newer: NotFound, then False
+    assert gpu_idle_since("GPU-not-there", 0.05, now) is False
+    monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
+    fake.samples[uuid] = [(now - 0.3, 0)]
+    assert drain_for("cuda:0")(0.1) is True  # the rate drain, by default
+    monkeypatch.setenv("KGB_DRAIN", "samples")
+    assert drain_for("cuda:0")(0.1) is False  # no sample after this freeze
+    fake.samples[uuid].append((time.time() + 0.05, 0))
+    assert drain_for("cuda:0")(0.5) is True
+
+
 # ------------------------------------------------------------------ 6. a sharded task's budget
 
 def test_the_shards_run_time_is_counted_as_one_job_s_supervisor_would(tmp_path):

@@ -16,6 +16,7 @@ job that ends holding it gives it back (`leave`, in the backend's finally)."""
 from __future__ import annotations
 
 import contextlib
+import os
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -251,6 +252,8 @@ def drain_for(device: str) -> Callable[[float], bool]:
 
     gpu = resolve(device)
     uuid = gpu.uuid if gpu is not None else None
+    if os.environ.get("KGB_DRAIN") == "samples":  # on trial: scripts/gpu/drain_probe.py
+        return lambda bound_s: gpu_idle_since(uuid, bound_s, time.time())
     return lambda bound_s: gpu_idle(uuid, bound_s)
 
 
@@ -269,6 +272,37 @@ def gpu_idle(uuid: str | None, bound_s: float) -> bool:
         end = time.monotonic() + bound_s
         while True:
             if pynvml.nvmlDeviceGetUtilizationRates(handle).gpu == 0:
+                return True
+            if time.monotonic() > end:
+                return False
+            time.sleep(DRAIN_POLL_S)
+    except Exception:
+        return False
+
+
+def gpu_idle_since(uuid: str | None, bound_s: float, since: float) -> bool:
+    """Wait for an NVML utilization sample stamped after `since` (the freeze, on the epoch
+    clock) that reads 0 %: no kernel ran through an interval that ends after every tenant was
+    stopped, so none of theirs is left to run. `nvmlDeviceGetUtilizationRates` may answer 0 %
+    from a period that ended before the freeze, while a kernel a tenant launched in between
+    runs on into the window; a sample's stamp tells. False (a shared window) when no such
+    sample comes within `bound_s` or NVML cannot tell. Chosen with KGB_DRAIN=samples while the
+    GPU's figures decide between the two (docs/gpu.md)."""
+    if not uuid:
+        return False
+    try:
+        import pynvml
+
+        pynvml.nvmlInit()
+        handle = pynvml.nvmlDeviceGetHandleByUUID(uuid)
+        end = time.monotonic() + bound_s
+        while True:
+            try:
+                _, samples = pynvml.nvmlDeviceGetSamples(
+                    handle, pynvml.NVML_GPU_UTILIZATION_SAMPLES, int((since - 1.0) * 1e6))
+            except pynvml.NVMLError_NotFound:  # no sample newer than asked for yet
+                samples = []
+            if any(s.timeStamp / 1e6 > since and s.sampleValue.uiVal == 0 for s in samples):
                 return True
             if time.monotonic() > end:
                 return False
