@@ -21,7 +21,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 DRAIN_BOUND_S = 2.0  # how long a grant waits for the frozen jobs' queued kernels to finish
 DRAIN_POLL_S = 0.005
@@ -262,22 +262,8 @@ def gpu_idle(uuid: str | None, bound_s: float) -> bool:
     queued kernels have run out), at most `bound_s`; False if it never did or NVML cannot tell,
     the UUID unknown included (fail closed: the window is recorded as shared and its speedup
     does not count)."""
-    if not uuid:
-        return False
-    try:
-        import pynvml
-
-        pynvml.nvmlInit()
-        handle = pynvml.nvmlDeviceGetHandleByUUID(uuid)
-        end = time.monotonic() + bound_s
-        while True:
-            if pynvml.nvmlDeviceGetUtilizationRates(handle).gpu == 0:
-                return True
-            if time.monotonic() > end:
-                return False
-            time.sleep(DRAIN_POLL_S)
-    except Exception:
-        return False
+    return _poll_nvml(uuid, bound_s,
+                      lambda nvml, handle: nvml.nvmlDeviceGetUtilizationRates(handle).gpu == 0)
 
 
 def gpu_idle_since(uuid: str | None, bound_s: float, since: float) -> bool:
@@ -288,6 +274,21 @@ def gpu_idle_since(uuid: str | None, bound_s: float, since: float) -> bool:
     runs on into the window; a sample's stamp tells. False (a shared window) when no such
     sample comes within `bound_s` or NVML cannot tell. Chosen with KGB_DRAIN=samples while the
     GPU's figures decide between the two (docs/gpu.md)."""
+
+    def idle_sample(nvml: Any, handle: Any) -> bool:
+        try:
+            _, samples = nvml.nvmlDeviceGetSamples(
+                handle, nvml.NVML_GPU_UTILIZATION_SAMPLES, int((since - 1.0) * 1e6))
+        except nvml.NVMLError_NotFound:  # no sample newer than asked for yet
+            return False
+        return any(s.timeStamp / 1e6 > since and s.sampleValue.uiVal == 0 for s in samples)
+
+    return _poll_nvml(uuid, bound_s, idle_sample)
+
+
+def _poll_nvml(uuid: str | None, bound_s: float, idle: Callable[[Any, Any], bool]) -> bool:
+    """Ask `idle(pynvml, handle)` of the GPU with this UUID every DRAIN_POLL_S for at most
+    `bound_s`; False when it never says so, or NVML cannot tell (fail closed)."""
     if not uuid:
         return False
     try:
@@ -297,12 +298,7 @@ def gpu_idle_since(uuid: str | None, bound_s: float, since: float) -> bool:
         handle = pynvml.nvmlDeviceGetHandleByUUID(uuid)
         end = time.monotonic() + bound_s
         while True:
-            try:
-                _, samples = pynvml.nvmlDeviceGetSamples(
-                    handle, pynvml.NVML_GPU_UTILIZATION_SAMPLES, int((since - 1.0) * 1e6))
-            except pynvml.NVMLError_NotFound:  # no sample newer than asked for yet
-                samples = []
-            if any(s.timeStamp / 1e6 > since and s.sampleValue.uiVal == 0 for s in samples):
+            if idle(pynvml, handle):
                 return True
             if time.monotonic() > end:
                 return False
