@@ -234,8 +234,10 @@ def kgb_batch(subs: list[Path], tasks: Path, out: Path, args: argparse.Namespace
     elif args.jobs_timed > 1:  # several timed jobs per GPU under its timing lock
         argv += ["--jobs", str(args.jobs_timed)]
     argv += args.kgb_arg
+    began = time.time()
     seconds, code, text = run_command(argv, log=out / f"{run_dir.name}.log",
                                       timeout=budget.left())
+    edges = run_edges(run_dir, began, time.time())
     seconds += before.get("wall_s", 0.0) if resume and before else 0.0
     gpus = args.gpus if args.device == "cuda" else 1
     verdicts: dict[str, int] = {}
@@ -249,7 +251,21 @@ def kgb_batch(subs: list[Path], tasks: Path, out: Path, args: argparse.Namespace
             "calls": (before or {}).get("calls", 0) + 1 if resume else 1,
             "per_gpu_hour": round(3600 * judged / (seconds * gpus), 1), "verdicts": verdicts,
             "argv": argv[3:], "split": job_split(run_dir), "lock": lock_held(run_dir),
+            "edges": edges,
             "tail": text[-800:] if code else ""}
+
+
+def run_edges(run_dir: Path, began: float, ended: float) -> dict:
+    """The run's fixed costs, from its job folders' file times: seconds from `kgb verify`'s
+    start to the first job's plan (host start-up, planning, the first sandbox), and from the
+    last job's phases.json to the command's exit (reports, teardown) — what a batch of 32
+    short jobs pays once."""
+    plans = [f.stat().st_mtime for f in run_dir.glob("*/jobs/**/plan.json")]
+    phases = [f.stat().st_mtime for f in run_dir.glob("*/jobs/**/phases.json")]
+    if not plans or not phases:
+        return {}
+    return {"start_s": round(min(plans) - began, 2), "jobs_s": round(max(phases) - min(plans), 2),
+            "tail_s": round(ended - max(phases), 2)}
 
 
 def lock_held(run_dir: Path) -> dict:
@@ -346,6 +362,10 @@ def render(result: dict) -> str:
         lines.append(f"{name:28} {part['kernels']:>7} {part['gpus']:>4} {part['wall_s']:>8} "
                      f"{part['per_gpu_hour']:>13} {ratio:>14}  {what}")
     for name, part in (("timing on", timed), ("store warm", warm), ("timing off", off)):
+        if part and part.get("edges"):
+            e = part["edges"]
+            lines.append(f"run edges ({name}): first job after {e['start_s']} s, jobs for "
+                         f"{e['jobs_s']} s, {e['tail_s']} s after the last one")
         if part and part.get("lock"):
             lock = part["lock"]
             lines.append(f"timing lock ({name}): {lock['windows']} windows, held by jobs "

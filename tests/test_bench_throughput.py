@@ -84,3 +84,20 @@ def test_the_timing_locks_account_is_read_from_what_the_run_writes(tmp_path):
     lock = bench.lock_held(tmp_path)
     assert lock["windows"] == 3
     assert 0.1 <= lock["held_s"] < 1.0 and 0.05 <= lock["judge_held_s"] < 0.5
+
+
+def test_the_runs_edges_come_from_its_job_files_times(tmp_path):
+    """Start-up before the first job (its plan.json) and the tail after the last (its
+    phases.json), from the files' times; nothing when the run left no job folder."""
+    import os
+
+    bench = _load("bench_throughput", ROOT / "scripts" / "bench_throughput.py")
+    assert bench.run_edges(tmp_path, 0.0, 1.0) == {}
+    for name, plan_at, done_at in (("a", 105.0, 120.0), ("b", 103.0, 130.0)):
+        job = tmp_path / "v0" / "jobs" / name
+        job.mkdir(parents=True)
+        for file, at in (("plan.json", plan_at), ("phases.json", done_at)):
+            (job / file).write_text("{}")
+            os.utime(job / file, (at, at))
+    assert bench.run_edges(tmp_path, 100.0, 134.5) == {"start_s": 3.0, "jobs_s": 27.0,
+                                                       "tail_s": 4.5}
