@@ -149,7 +149,7 @@ def environment(device: str) -> dict:
     env.update(python=platform.python_version(), device=device, cpus=os.cpu_count(),
                kgb=given or commit or "unknown (no git; set KGB_COMMIT)",
                dirty=bool(_git("status", "--short", "kgb")) if commit else None,
-               drain=os.environ.get("KGB_DRAIN") or "rates")  # the lock's drain on trial
+               drain=os.environ.get("KGB_DRAIN") or "samples")  # the lock's drain
     if device == "cuda":
         _, _, smi = run_command(["nvidia-smi", "--query-gpu=name,driver_version,clocks.max.sm,"
                                  "power.limit", "--format=csv,noheader"])

@@ -119,6 +119,19 @@ class _FakeNvml:
 
         return SimpleNamespace(gpu=self.busy[handle])
 
+    NVML_GPU_UTILIZATION_SAMPLES = 1
+
+    class NVMLError_NotFound(Exception):
+        pass
+
+    def nvmlDeviceGetSamples(self, handle: str, kind: int, last_seen_us: int):
+        """One sample, stamped now, of the GPU's steady utilization."""
+        import time
+        from types import SimpleNamespace
+
+        return kind, [SimpleNamespace(timeStamp=int(time.time() * 1e6),
+                                      sampleValue=SimpleNamespace(uiVal=self.busy[handle]))]
+
 
 def _two_gpus(tmp_path, monkeypatch, busy: dict[str, int], uuids: bool = True) -> None:
     import sys
@@ -163,11 +176,6 @@ def test_the_drain_fails_closed_when_the_gpu_cannot_be_named(tmp_path, monkeypat
 class _SampledNvml(_FakeNvml):
     """_FakeNvml with timestamped utilization samples (epoch seconds, percent) per UUID."""
 
-    NVML_GPU_UTILIZATION_SAMPLES = 1
-
-    class NVMLError_NotFound(Exception):  # noqa: N801 - pynvml's own name
-        pass
-
     def __init__(self, busy: dict[str, int], samples: dict[str, list[tuple[float, int]]]):
         super().__init__(busy)
         self.samples = samples
@@ -186,7 +194,8 @@ def test_the_sampled_drain_wants_an_idle_sample_stamped_after_the_freeze(tmp_pat
                                                                          monkeypatch):
     """NVML's rate can read 0 % from a period that ended before the freeze while a tenant's
     kernel, launched in between, still runs: the rate drain grants an exclusive window there;
-    the sampled one (KGB_DRAIN=samples) waits for a 0 % sample stamped after the freeze."""
+    the sampled one (the default; KGB_DRAIN=rates for the rate) waits for a 0 % sample stamped
+    after the freeze."""
     import sys
     import time
 
@@ -205,9 +214,11 @@ def test_the_sampled_drain_wants_an_idle_sample_stamped_after_the_freeze(tmp_pat
     assert gpu_idle_since("GPU-not-there", 0.05, now) is False
     monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
     fake.samples[uuid] = [(now - 0.3, 0)]
-    assert drain_for("cuda:0")(0.1) is True  # the rate drain, by default
-    monkeypatch.setenv("KGB_DRAIN", "samples")
-    assert drain_for("cuda:0")(0.1) is False  # no sample after this freeze
+    monkeypatch.delenv("KGB_DRAIN", raising=False)
+    assert drain_for("cuda:0")(0.1) is False  # by default: no sample after this freeze
+    monkeypatch.setenv("KGB_DRAIN", "rates")
+    assert drain_for("cuda:0")(0.1) is True  # the rate drain takes the stale reading
+    monkeypatch.delenv("KGB_DRAIN")
     fake.samples[uuid].append((time.time() + 0.05, 0))
     assert drain_for("cuda:0")(0.5) is True
 

@@ -252,16 +252,17 @@ def drain_for(device: str) -> Callable[[float], bool]:
 
     gpu = resolve(device)
     uuid = gpu.uuid if gpu is not None else None
-    if os.environ.get("KGB_DRAIN") == "samples":  # on trial: scripts/gpu/drain_probe.py
-        return lambda bound_s: gpu_idle_since(uuid, bound_s, time.time())
-    return lambda bound_s: gpu_idle(uuid, bound_s)
+    if os.environ.get("KGB_DRAIN") == "rates":  # the older drain, for a benchmark's "before"
+        return lambda bound_s: gpu_idle(uuid, bound_s)
+    return lambda bound_s: gpu_idle_since(uuid, bound_s, time.time())
 
 
 def gpu_idle(uuid: str | None, bound_s: float) -> bool:
-    """Wait until NVML reports the GPU with this UUID idle (utilization 0 %: the frozen jobs'
-    queued kernels have run out), at most `bound_s`; False if it never did or NVML cannot tell,
-    the UUID unknown included (fail closed: the window is recorded as shared and its speedup
-    does not count)."""
+    """Wait until NVML's utilization rate of the GPU with this UUID reads 0 %, at most
+    `bound_s`; False if it never did or NVML cannot tell (fail closed). Not the default: on an
+    H200 the rate read 0 % 60 us after a 100 ms busy spell ended (scripts/gpu/drain_probe.py,
+    docs/runs/run25), so it does not cover the last period and a tenant's kernel launched in
+    it could run on into a window called exclusive. KGB_DRAIN=rates, for comparisons only."""
     return _poll_nvml(uuid, bound_s,
                       lambda nvml, handle: nvml.nvmlDeviceGetUtilizationRates(handle).gpu == 0)
 
@@ -272,8 +273,9 @@ def gpu_idle_since(uuid: str | None, bound_s: float, since: float) -> bool:
     stopped, so none of theirs is left to run. `nvmlDeviceGetUtilizationRates` may answer 0 %
     from a period that ended before the freeze, while a kernel a tenant launched in between
     runs on into the window; a sample's stamp tells. False (a shared window) when no such
-    sample comes within `bound_s` or NVML cannot tell. Chosen with KGB_DRAIN=samples while the
-    GPU's figures decide between the two (docs/gpu.md)."""
+    sample comes within `bound_s` or NVML cannot tell. The default drain: on an H200 the samples
+    are stamped on the epoch clock every 0.2 s and one after the freeze came 0.26 s after a
+    busy spell (median of 8, docs/runs/run25)."""
 
     def idle_sample(nvml: Any, handle: Any) -> bool:
         try:

@@ -65,6 +65,30 @@ def main() -> None:
         rows.append((rate_s, sample_s, period))
         print(f"trial {trial}: utilization 0 % after {rate_s}, a 0 % sample after T after "
               f"{sample_s}, sample period {period}")
+    # During a spell: a spin of ~300 ms launched and not waited for; whether the rate (and
+    # the newest sample) read 0 % while the stream still runs it (a stale reading the rate
+    # drain would take for idle).
+    for trial in range(4):
+        time.sleep(0.5 + 0.13 * trial)  # idle first, at a different phase of the sampling
+        torch.cuda._sleep(int(300 * cycles_per_ms))
+        launched = time.time()
+        zero_rate = zero_sample = None
+        while not torch.cuda.current_stream().query():
+            busy_for = time.time() - launched
+            if zero_rate is None and pynvml.nvmlDeviceGetUtilizationRates(handle).gpu == 0:
+                zero_rate = busy_for
+            try:
+                _, samples = pynvml.nvmlDeviceGetSamples(
+                    handle, pynvml.NVML_GPU_UTILIZATION_SAMPLES, int((launched - 1.0) * 1e6))
+                if zero_sample is None and any(s.timeStamp / 1e6 > launched and
+                                               s.sampleValue.uiVal == 0 for s in samples):
+                    zero_sample = busy_for
+            except pynvml.NVMLError:
+                pass
+            time.sleep(POLL_S)
+        print(f"during {trial}: spin ran {time.time() - launched:.3f} s; rate read 0 % "
+              f"while it ran at {zero_rate}; a 0 % sample stamped after the launch at "
+              f"{zero_sample}")
     ok = [r for r in rows if r[0] is not None and r[1] is not None]
     if ok:
         print(f"median: rates {statistics.median(r[0] for r in ok):.3f} s, samples "
