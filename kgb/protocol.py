@@ -36,6 +36,9 @@ EXEC_FILE = "exec.json"  # ExecRecord
 PHASES_FILE = "phases.json"  # HostPhases: where the host's time went (kgb.metrics.overhead)
 PLACEMENT_FILE = "placement.json"  # Placement: the Ray node and slot that ran the job
 AGAIN_FILE = "again.txt"  # host: why the job ran again alone (kgb.runner.schedule), one line
+# host: the job's judge compiled the reference beside its worker (kgb.runner.execute), so a
+# job out of GPU memory there runs again without it (kgb.runner.schedule)
+AHEAD_FILE = "compiled_ahead.txt"
 JUDGE_KIND_FILE = "judge_kind.txt"  # the judge's: an ErrorKind naming why it failed (gpu_memory)
 VERDICT_FILE = "verdict.json"  # VerdictRecord; written last: its presence marks the job done
 STDOUT_LOG, STDERR_LOG, JUDGE_LOG = "stdout.log", "stderr.log", "judge.log"
@@ -356,6 +359,10 @@ class JudgeRequest:
     # the job's out/ folder, as the sandbox copied it out.
     outputs_dir: str | None = None
     outputs_ident: tuple[int, ...] = ()
+    # Sent while the job's worker still runs (issue 24, the reference's compile off the job's
+    # path): torch.compile of the reference for `timed_cases`' shapes in the judge that will
+    # then judge the job; nothing timed, judged or written.
+    ahead: bool = False
 
 
 def outputs_folder(request: JudgeRequest) -> tuple[Path, tuple[int, ...]]:

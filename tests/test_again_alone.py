@@ -365,3 +365,29 @@ def test_with_no_larger_cap_per_device_outgrown_jobs_go_straight_to_alone_one_at
     first, second = sorted(again.runs, key=lambda r: r[3])
     assert first[4] <= second[3]  # one at a time
     assert all(r.facts.note.startswith(schedule.ALONE_AT_LAST) for _, r in outcome.results)
+
+
+def test_a_job_out_of_gpu_memory_beside_its_judges_compile_ahead_runs_again(tmp_path):
+    """A lone job's judge compiled the reference beside its worker (execute.compiles_ahead,
+    marked by AHEAD_FILE in its folder): out of GPU memory, the job runs again (without the
+    compile ahead: ctx.again is set), as it would beside another job; without the mark a
+    job with nothing beside it does not."""
+    from kgb.runner.execute import compiles_ahead
+
+    ctx = dataclasses.replace(gpu_context(), out_dir=tmp_path)
+    (tmp_path / "jobs" / "x").mkdir(parents=True)
+    assert schedule._why_again(oom(), ctx, ("cuda:0",), 0) is None
+    (tmp_path / "jobs" / "x" / P.AHEAD_FILE).write_text("compiled ahead\n")
+    why = schedule._why_again(oom(), ctx, ("cuda:0",), 0)
+    assert why is not None and "torch.compile ahead" in why
+    from kgb.runner.gpu_share import Shares
+
+    lone = dataclasses.replace(ctx, shares=Shares.for_slots(("cuda:0",), ahead=True),
+                               baseline_cache=None, baselines="all")
+    case = P.CaseSpec("c0", "large", {"M": 64}, "float32", "standard", "contiguous",
+                      (P.CallSpec(P.CallKind.PRIMARY, 7),))
+    plan = P.PlanRecord("t.x", "Activation", "k.py", "cuda:0", 60.0, (case,), timing=True)
+    job = SimpleNamespace(device="cuda:0")
+    assert compiles_ahead(job, plan, lone) is True
+    again = dataclasses.replace(lone, again=f"{schedule.ALONE_ON_DEVICE}: {why}")
+    assert compiles_ahead(job, plan, again) is False

@@ -514,3 +514,109 @@ def test_a_case_whose_every_figure_was_given_takes_no_window(monkeypatch):
     result, calls, windows = judge_baselines(  # no compile figure stored: timed as before
         monkeypatch, cached[:1], loops=(P.CachedLoop("c0", 0.03),), baselines="all")
     assert windows and "noop" in calls
+
+
+# ------------------------------------------------------------------ torch.compile ahead
+class CountingCompile:
+    """torch.compile as the judge calls it, on no GPU: each wrapper records the inputs of
+    the calls made through it."""
+
+    def __init__(self) -> None:
+        self.made: list[SimpleNamespace] = []
+
+    def __call__(self, fn):
+        wrapper = SimpleNamespace(calls=[], fn=fn)
+
+        def call(*inputs):
+            wrapper.calls.append(inputs)
+            return fn(*inputs)
+
+        wrapper.call = call
+        self.made.append(wrapper)
+        return call
+
+
+def test_the_reference_compiled_ahead_is_the_one_the_judgement_times(monkeypatch, tmp_path):
+    """A job's compile-ahead request compiles the reference once, calling it for each case
+    the plan will time; the judgement that follows in the same judge times that very
+    compiled function (no second torch.compile), though it loads the reference afresh. A
+    changed reference file is compiled anew, and the judge keeps only the last few."""
+    from kgb.judge import speed
+    from kgb.tasks.casegen import load_module
+
+    compile_ = CountingCompile()
+    monkeypatch.setattr(speed, "_COMPILED", {})
+    monkeypatch.setattr(speed.torch, "compile", compile_)
+    monkeypatch.setattr(speed, "_allow_recompiles", lambda: None)
+    monkeypatch.setattr(speed, "_timed_inputs", lambda request, module, case, rep: (case.id,))
+    monkeypatch.setattr(speed.torch.cuda, "synchronize", lambda: None)
+    path = task_folder(tmp_path) / "reference.py"
+    ahead = P.JudgeRequest("/nonexistent", "/nonexistent", "cuda:0", (CASE, OTHER), (), None,
+                           (), timed_cases=("c0", "c1"), ahead=True)
+    assert speed.compile_ahead(ahead, SimpleNamespace(), load_module(path, "ref_a")) == 2
+    assert len(compile_.made) == 1 and compile_.made[0].calls == [("c0",), ("c1",)]
+    assert speed.compile_ahead(dataclasses.replace(ahead, baselines="eager"),
+                               SimpleNamespace(), load_module(path, "ref_b")) == 0
+    assert speed.compile_ahead(dataclasses.replace(ahead, device="cpu"),
+                               SimpleNamespace(), load_module(path, "ref_c")) == 0
+
+    monkeypatch.setattr(speed, "time_loop", FakeTimer())
+    monkeypatch.setattr(speed, "capture_clocks", lambda: None)
+    monkeypatch.setattr(speed, "L2Reset", lambda device: None)
+    monkeypatch.setattr(speed.torch.cuda, "empty_cache", lambda: None)
+    monkeypatch.setattr(speed.Window, "take", lambda self: True)
+    monkeypatch.setattr(speed.Window, "give", lambda self: None)
+    judgement = dataclasses.replace(ahead, ahead=False)
+    result = speed.baselines(judgement, SimpleNamespace(), load_module(path, "ref_d"))
+    assert [b.compile_ms for b in result] == [(0.5,) * 10] * 2
+    assert len(compile_.made) == 1  # the same compiled function: its first calls hit
+    assert compile_.made[0].calls[2:] == [("c0",), ("c1",)]  # the judgement's first calls
+
+    path.write_text("def reference(x): return x + 0")
+    speed.baselines(judgement, SimpleNamespace(), load_module(path, "ref_e"))
+    assert len(compile_.made) == 2  # another reference: compiled anew
+    for n in range(speed.COMPILED_KEPT + 1):
+        other = tmp_path / f"r{n}.py"
+        other.write_text(f"def reference(x): return x + {n + 1}")
+        speed.Baselined(load_module(other, f"ref_{n}")).compiled()
+    assert len(speed._COMPILED) == speed.COMPILED_KEPT
+
+
+def test_a_job_compiles_ahead_only_where_the_store_lacks_a_compile_figure(tmp_path):
+    """execute.compiles_ahead: a timed GPU job with both baselines, a lock for its GPU
+    (a lone GPU gets one only for such jobs: kgb.runner.gpu_share.Shares), and a
+    torch.compile figure of a timed case missing from the store; with every figure stored
+    the job's GPU stays its own."""
+    from kgb.runner.execute import compiles_ahead
+    from kgb.runner.gpu_share import Shares
+
+    lone = Shares.for_slots(("cuda:0", "cuda:1", "cuda:1"), ahead=True)
+    assert lone.get("cuda:0") is None and lone.for_ahead("cuda:0") is not None
+    assert lone.get("cuda:1") is not None and lone.for_ahead("cuda:1") is lone.get("cuda:1")
+    assert Shares.for_slots(("cuda:0",)).for_ahead("cuda:0") is None
+    assert Shares.for_slots(("cpu", "cpu"), ahead=True).for_ahead("cpu") is None
+
+    folder = task_folder(tmp_path)
+    job = SimpleNamespace(task=SimpleNamespace(id="t.x", folder=folder), device="cuda:0")
+    plan = P.PlanRecord("t.x", "Activation", "k.py", "cuda:0", 60.0, (CASE, OTHER),
+                        timing=True)
+    c = cache(tmp_path)
+
+    def ctx(**changes):
+        base = dict(shares=lone, baselines="all", baseline_cache=c)
+        return SimpleNamespace(**dict(base, **changes))
+
+    assert compiles_ahead(job, plan, ctx()) is True  # nothing stored
+    assert compiles_ahead(job, plan, ctx(baseline_cache=None)) is True  # no store at all
+    assert compiles_ahead(job, plan, ctx(baselines="eager")) is False
+    assert compiles_ahead(job, dataclasses.replace(plan, timing=False), ctx()) is False
+    assert compiles_ahead(job, plan, ctx(shares=Shares())) is False  # no lock for it
+    assert compiles_ahead(job, dataclasses.replace(plan, cases=(dataclasses.replace(
+        CASE, mode="outliers"),)), ctx()) is False  # nothing the plan times
+    keys = c.keys("t.x", folder, (CASE, OTHER), ("c0", "c1"), (), "all", "cuda:0")
+    c.commit(keys, judged(P.Baseline("c0", (0.4,), (0.3,), None, 0.1)), CLEAN)
+    assert compiles_ahead(job, plan, ctx()) is True  # c1's figures are still missing
+    c.commit(keys, judged(P.Baseline("c1", (0.4,), (0.3,), None, 0.1)), CLEAN)
+    assert compiles_ahead(job, plan, ctx()) is False
+    graphed = dataclasses.replace(plan, cuda_graph=True)
+    assert compiles_ahead(job, graphed, ctx()) is True  # graph-mode figures: other keys

@@ -79,6 +79,37 @@ def test_a_judge_warmed_while_the_worker_runs_is_the_one_that_judges(finished_jo
     assert len(notes) == 1 and f"judge {warmed} on cpu started ahead" in notes[0]
 
 
+def test_the_judge_that_compiled_ahead_judges_its_job(finished_job, pool, tmp_path):
+    """A job's compile-ahead request (JudgeRequest.ahead) runs on the judge reserved for it,
+    which the job keeps and is judged by (the compiled reference lives in that process);
+    an ahead request writes no judgement. A stopped ahead request retires its judge, and the
+    judgement then borrows another; a kept judge whose job was not judged goes back idle."""
+    import dataclasses
+
+    job = _copy(finished_job, tmp_path, "ahead")
+    with pool.reserve("cpu") as reservation:
+        warmed = pool._idle[0].pid
+        held = pool.ahead(dataclasses.replace(_request(job), claims=(), ahead=True), 300,
+                          threading.Event(), None, reservation)
+        assert held is not None and held.pid == warmed and pool._idle == []
+        assert not (job / "judge.json").exists()  # compiles only: nothing judged
+        assert pool.judge(_request(job), 300, threading.Event(), reservation=reservation,
+                          held=held) == "ok"
+    assert [j.pid for j in pool._all] == [warmed] and pool._idle[0].pid == warmed
+    assert json.loads((job / "judge.json").read_text())["cases"]
+    stop = threading.Event()
+    stop.set()
+    with pool.reserve("cpu") as reservation:
+        assert pool.ahead(dataclasses.replace(_request(job), ahead=True), 300, stop, None,
+                          reservation) is None
+    assert warmed not in [j.pid for j in pool._all]  # retired (killed), never reused
+    kept = pool.ahead(dataclasses.replace(_request(job), ahead=True), 300, threading.Event(),
+                      None, None)
+    assert kept is not None and pool._idle == []
+    pool.give_back(kept)
+    assert pool._idle == [kept]
+
+
 def test_each_job_in_flight_has_a_judge_started_ahead_and_none_more(finished_job, pool,
                                                                      tmp_path):
     """--jobs N slots of one device finish close together: each job in flight has a spare

@@ -33,12 +33,15 @@ from kgb.tasks.model import Task
 MAX_CACHED_REFERENCE = 16 << 20  # larger reference outputs are recomputed, not cached on disk
 
 
-def judge_job(request: P.JudgeRequest, cache_dir: Path) -> P.JudgeResult:
+def judge_job(request: P.JudgeRequest, cache_dir: Path) -> P.JudgeResult | None:
     clock = _PhaseClock()
     bind_device(request.device)
     task = load_task(Path(request.task_dir))
     inputs_module = load_module(task.inputs_path, "kgb_task_inputs")
     raw_reference = load_module(task.reference_path, "kgb_task_reference")
+    if request.ahead:  # the worker still runs: only torch.compile's compiles, nothing judged
+        speed.compile_ahead(request, inputs_module, raw_reference)
+        return None
     reference = as_judged(raw_reference, task.inplace)  # an in-place task's, on clones
     job = _Job(request, task, inputs_module, reference, cache_dir / task.id)
     claims = {c.id: c for c in request.claims}

@@ -8,6 +8,7 @@ subtracts."""
 from __future__ import annotations
 
 import time
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -107,7 +108,7 @@ def baselines(request: P.JudgeRequest, inputs_module: ModuleType,
         return ()
     capture_clocks()
     reset = L2Reset(torch.device(request.device))
-    eager_fn, source = baseline_function(reference)
+    fns = Baselined(reference)  # compiled ahead, or at first need
     specs = {c.id: c for c in request.cases}
     # figures from the host's trusted store (kgb.runner.baseline_cache): not timed again
     cached = {(c.case, c.kind): c for c in request.cached}
@@ -116,10 +117,71 @@ def baselines(request: P.JudgeRequest, inputs_module: ModuleType,
     # the GPU drained) for all its timing, given back only while torch.compile compiles.
     window = Window()
     try:
-        return _timed_baselines(request, inputs_module, specs, cached, loops, reset, eager_fn,
-                                source, window)
+        return _timed_baselines(request, inputs_module, specs, cached, loops, reset, fns,
+                                window)
     finally:
         window.give()
+
+
+# torch.compile of a reference, kept by this judge process across its requests: a job's
+# compile-ahead request (JudgeRequest.ahead) compiles for its timed cases' shapes while the
+# worker runs, and the judgement that follows times that very object, its dynamo cache warm.
+# Keyed by the reference file's bytes and the function's name; the last few tasks only.
+_COMPILED: dict[tuple[str, str], list[Any]] = {}
+COMPILED_KEPT = 4
+
+
+class Baselined:
+    """The function a reference's baselines time, and its torch.compile made at first need
+    (importing dynamo costs seconds a judgement given every compile figure never pays)."""
+
+    def __init__(self, reference: ModuleType) -> None:
+        import hashlib
+
+        self.eager, self.source = baseline_function(reference)
+        path = getattr(reference, "__file__", None)
+        self._key = (hashlib.sha256(Path(path).read_bytes()).hexdigest(), self.source) \
+            if path else None
+        kept = _COMPILED.pop(self._key, None) if self._key is not None else None
+        if kept is not None:  # the same objects as this process's earlier request
+            self.eager = kept[0]
+        self._pair = kept if kept is not None else [self.eager, None]
+        if self._key is not None:
+            _COMPILED[self._key] = self._pair  # most recent last
+            while len(_COMPILED) > COMPILED_KEPT:
+                _COMPILED.pop(next(iter(_COMPILED)))
+
+    def compiled(self) -> Any:
+        if self._pair[1] is None:
+            _allow_recompiles()
+            self._pair[1] = torch.compile(self._pair[0])
+        return self._pair[1]
+
+
+def compile_ahead(request: P.JudgeRequest, inputs_module: ModuleType,
+                  reference: ModuleType) -> int:
+    """While the job's worker runs: torch.compile of the reference for each case it will time
+    (its first call per shape compiles), nothing timed, no window of the GPU's lock asked for:
+    the compiles are CPU work and the first calls' GPU work is frozen, as a tenant's, through
+    the worker's timed windows (kgb.runner.gpu_share). How many cases compiled. A failure is
+    left for the judgement, which meets it again and records it."""
+    if not request.device.startswith("cuda") or request.baselines != "all":
+        return 0
+    specs = {c.id: c for c in request.cases}
+    compiled = Baselined(reference).compiled()
+    started, done = time.monotonic(), 0
+    for case_id in request.timed_cases:
+        case = specs.get(case_id)
+        if case is None or time.monotonic() - started > COMPILE_BUDGET_S:
+            continue
+        try:
+            with torch.no_grad():
+                compiled(*_timed_inputs(request, inputs_module, case, 0))
+            torch.cuda.synchronize()  # a judge answers after its last GPU work has ended
+            done += 1
+        except Exception:  # the judgement meets it again and records it
+            torch.cuda.synchronize()
+    return done
 
 
 def _given(case_id: str, baselines: str, eager: P.CachedBaseline | None,
@@ -138,9 +200,9 @@ def _given(case_id: str, baselines: str, eager: P.CachedBaseline | None,
 
 def _timed_baselines(request: P.JudgeRequest, inputs_module: ModuleType,
                      specs: dict[str, P.CaseSpec], cached: dict, loops: dict[str, float],
-                     reset: L2Reset, eager_fn: Any, source: str,
+                     reset: L2Reset, fns: Baselined,
                      window: Window) -> tuple[P.Baseline, ...]:
-    compiled: Any = None
+    eager_fn, source = fns.eager, fns.source
     compile_spent = 0.0
     out = []
     for case_id in request.timed_cases:
@@ -196,9 +258,7 @@ def _timed_baselines(request: P.JudgeRequest, inputs_module: ModuleType,
         else:
             started = time.monotonic()
             try:
-                if compiled is None:
-                    _allow_recompiles()
-                    compiled = torch.compile(eager_fn)
+                compiled = fns.compiled()
                 with torch.no_grad():
                     # compiled for this case's shapes first, the lock given back: the
                     # compile is CPU work (seconds) the other jobs need not be frozen for

@@ -20,12 +20,12 @@ from kgb import protocol as P
 from kgb.bench.conditions import conditions, snapshot
 from kgb.bench.neighbours import NeighbourWatch
 from kgb.jsonfiles import write_json_atomic
-from kgb.runner.baseline_cache import BaselineCache, Key, unclean
+from kgb.runner.baseline_cache import BaselineCache, Entry, Key, unclean
 from kgb.runner.gpu_share import GpuShare, Shares
 from kgb.runner.grade import CONDITIONS_FILE, PLAN_FILE, grade, read_result
 from kgb.runner.interpreter import scan
 from kgb.runner.journal import write_finished
-from kgb.runner.judge_pool import JudgePool, Reservation
+from kgb.runner.judge_pool import JudgePool, JudgeProcess, Reservation
 from kgb.runner.plan import Job, unrun_shapes
 from kgb.runner.run_memo import RunMemo
 from kgb.sandbox.base import (
@@ -290,46 +290,136 @@ def _run_then_judge(job: Job, plan: P.PlanRecord, job_dir: Path, launch: _Launch
                     keys: dict[tuple[str, str], Key], claims: list[str],
                     reservation: Reservation) -> dict | str | None:
     out = launch.out
-    execution = _run_candidate(launch, job, job_dir, ctx)
+    ahead = _Ahead(job, plan, job_dir, ctx, launch.share, reservation) if launch.ahead else None
+    try:
+        execution = _run_candidate(launch, job, job_dir, ctx)
+    except BaseException:
+        if ahead is not None:
+            ahead.end(stop=True)
+        raise
     clock.sandbox_s = execution.wall_s
     after = snapshot(gpu) if gpu is not None else None
-    if ctx.cancel.is_set():
-        raise JobCancelled(job.task.id)
     result = read_result(out)
-    if isinstance(result, P.WorkerResult) and not execution.timed_out:
-        record = P.read(P.ExecRecord, job_dir / P.EXEC_FILE, 64 << 20)
-        timed = tuple(t.case for t in result.timed)
-        graphs = tuple(t.case for t in result.timed if t.graph)
-        cached: tuple[P.CachedBaseline, ...] = ()
-        if ctx.baseline_cache is not None and timed:
-            keys.update(ctx.baseline_cache.keys(job.task.id, job.task.folder, plan.cases, timed,
-                                                graphs, ctx.baselines, job.device))
-            if keys:  # another job of the run measuring them: its figures, once stored
-                cached = ctx.baseline_cache.lookup_or_claim(keys, claims, ctx.memo.flights,
-                                                            ctx.cancel)
+    timed_any = isinstance(result, P.WorkerResult) and bool(result.timed)
+    # nothing timed (or the run stopping): the compiles would serve nothing
+    held = ahead.end(stop=ctx.cancel.is_set() or not timed_any) if ahead is not None else None
+    _judge_after(job, plan, job_dir, launch, ctx, clock, keys, claims, reservation, execution,
+                 result, held)
+    return after
+
+
+def _judge_after(job: Job, plan: P.PlanRecord, job_dir: Path, launch: _Launch,
+                 ctx: JobContext, clock: _Clock, keys: dict[tuple[str, str], Key],
+                 claims: list[str], reservation: Reservation, execution: ExecResult,
+                 result: object, held: JudgeProcess | None) -> None:
+    """The judgement of a worker that ran (`held`: the judge that compiled ahead for it,
+    handed back to the pool whatever happens)."""
+    try:
+        if ctx.cancel.is_set():
+            raise JobCancelled(job.task.id)
+        if isinstance(result, P.WorkerResult) and not execution.timed_out:
+            request = _judge_request(job, plan, job_dir, launch, ctx, keys, claims, result)
+            asked = time.monotonic()
+            # On a shared GPU the judge is one of its tenants: it takes the timing lock only
+            # to time its baselines and the empty loop (the jobs in flight frozen), and is
+            # frozen itself during their windows, so its references and comparisons never run
+            # inside another job's timed window (kgb/judge/gpu_lock.py).
+            judge, held = held, None  # the pool has it back after the judgement
+            _run_judge(request, job_dir, ctx, launch.share, reservation, judge)
+            clock.judge_s = time.monotonic() - asked
+            if ctx.cancel.is_set():
+                raise JobCancelled(job.task.id)
+            _prune_large_files((launch.out, ctx.out_dir / "refcache" / job.task.id))
+    finally:
+        if held is not None:  # kept for a judgement that did not happen
+            ctx.judges.give_back(held)
+
+
+def _judge_request(job: Job, plan: P.PlanRecord, job_dir: Path, launch: _Launch,
+                   ctx: JobContext, keys: dict[tuple[str, str], Key], claims: list[str],
+                   result: P.WorkerResult) -> P.JudgeRequest:
+    """What the judge is asked about a worker that ran, with the baselines the store (or
+    another job of the run, once it stored them) already has."""
+    record = P.read(P.ExecRecord, job_dir / P.EXEC_FILE, 64 << 20)
+    timed = tuple(t.case for t in result.timed)
+    graphs = tuple(t.case for t in result.timed if t.graph)
+    cached: tuple[P.CachedBaseline, ...] = ()
+    if ctx.baseline_cache is not None and timed:
+        keys.update(ctx.baseline_cache.keys(job.task.id, job.task.folder, plan.cases, timed,
+                                            graphs, ctx.baselines, job.device))
+        if keys:  # another job of the run measuring them: its figures, once stored
+            cached = ctx.baseline_cache.lookup_or_claim(keys, claims, ctx.memo.flights,
+                                                        ctx.cancel)
+    return P.JudgeRequest(
+        job_dir=str(job_dir), task_dir=str(job.task.folder), device=job.device,
+        cases=plan.cases, layout_inputs=job.task.strided_inputs,
+        seed_input=job.task.seed_input, claims=result.cases, commits=record.commits,
+        timed_cases=timed, baselines=ctx.baselines, graph_cases=graphs,
+        output_cap=ctx.limits.output_bytes,
+        cached=cached, loops=ctx.memo.loops.lookup(job.device, job.task.id, plan.cases,
+                                                   timed),
+        # handed over in place: the judge reads the sandbox's own folder, which stays
+        # until finish_job releases it
+        outputs_dir=launch.held.folder if launch.held else None,
+        outputs_ident=launch.held.ident if launch.held else ())
+
+
+def compiles_ahead(job: Job, plan: P.PlanRecord, ctx: JobContext) -> bool:
+    """Whether this job's judge compiles the reference for its timed cases while the worker
+    runs (issue 24: a cold judge's torch.compile was 5-13 s of a job's path after the worker,
+    runs 24-25): a timed GPU job with both baselines, a lock for its GPU (its judge becomes the
+    worker's co-tenant, frozen through the worker's timed windows), and a torch.compile
+    figure of its cases that the baseline store does not hold. With every figure stored the
+    judge compiles nothing and the job's GPU is its own, as before."""
+    if not plan.timing or ctx.baselines != "all" or ctx.shares.for_ahead(job.device) is None \
+            or ctx.again is not None:  # run again (out of GPU memory, say): as before
+        return False
+    timed = tuple(c.id for c in plan.cases if c.timeable)
+    if not timed:
+        return False
+    if ctx.baseline_cache is None:
+        return True
+    keys = ctx.baseline_cache.keys(job.task.id, job.task.folder, plan.cases, timed,
+                                   timed if plan.cuda_graph else (), "all", job.device)
+    wanted = [key for (_, kind), key in keys.items() if kind == "compile"]
+    return not wanted or any(not isinstance(ctx.baseline_cache.store.get(key), Entry)
+                             for key in wanted)
+
+
+class _Ahead:
+    """A job's compile-ahead request, on its own thread while the worker runs, in the judge
+    the job then keeps for its judgement (JudgePool.ahead). The request names the cases the
+    plan will time; the compiled function lives in that judge process."""
+
+    def __init__(self, job: Job, plan: P.PlanRecord, job_dir: Path, ctx: JobContext,
+                 share: GpuShare | None, reservation: Reservation) -> None:
+        timed = tuple(c.id for c in plan.cases if c.timeable)
         request = P.JudgeRequest(
             job_dir=str(job_dir), task_dir=str(job.task.folder), device=job.device,
             cases=plan.cases, layout_inputs=job.task.strided_inputs,
-            seed_input=job.task.seed_input, claims=result.cases, commits=record.commits,
-            timed_cases=timed, baselines=ctx.baselines, graph_cases=graphs,
-            output_cap=ctx.limits.output_bytes,
-            cached=cached, loops=ctx.memo.loops.lookup(job.device, job.task.id, plan.cases,
-                                                       timed),
-            # handed over in place: the judge reads the sandbox's own folder, which stays
-            # until finish_job releases it
-            outputs_dir=launch.held.folder if launch.held else None,
-            outputs_ident=launch.held.ident if launch.held else ())
-        asked = time.monotonic()
-        # On a shared GPU the judge is one of its tenants: it takes the timing lock only to
-        # time its baselines and the empty loop (the jobs in flight frozen), and is frozen
-        # itself during their windows, so its references and comparisons never run inside
-        # another job's timed window (kgb/judge/gpu_lock.py).
-        _run_judge(request, job_dir, ctx, ctx.shares.get(job.device), reservation)
-        clock.judge_s = time.monotonic() - asked
-        if ctx.cancel.is_set():
-            raise JobCancelled(job.task.id)
-        _prune_large_files((out, ctx.out_dir / "refcache" / job.task.id))
-    return after
+            seed_input=job.task.seed_input, claims=(), timed_cases=timed,
+            baselines=ctx.baselines, graph_cases=timed if plan.cuda_graph else (), ahead=True)
+        # the GPU's memory that ran out may have been the judge's: the job runs again without
+        (job_dir / P.AHEAD_FILE).write_text("the judge compiled the reference beside the worker\n")
+        self.cancel = threading.Event()
+        self.judge: JudgeProcess | None = None
+        self._thread = threading.Thread(
+            target=self._run, args=(ctx, request, share, reservation), daemon=True,
+            name=f"kgb-ahead-{job.task.id}")
+        self._thread.start()
+
+    def _run(self, ctx: JobContext, request: P.JudgeRequest, share: GpuShare | None,
+             reservation: Reservation) -> None:
+        self.judge = ctx.judges.ahead(request, JUDGE_TIMEOUT_S, self.cancel, share,
+                                      reservation)
+
+    def end(self, stop: bool) -> JudgeProcess | None:
+        """Wait for the compiles (stopped first with `stop`: the judge is then killed) and
+        hand over the judge that holds them; None if it failed or was stopped."""
+        if stop:
+            self.cancel.set()
+        self._thread.join()
+        return None if stop else self.judge
 
 
 def worker_env(device: str, tmp_dir: Path, limits: Limits) -> dict[str, str]:
@@ -383,6 +473,9 @@ class _Launch:
     out: Path
     ran: bool = False
     held: HeldOutputs | None = None
+    # the GPU's timing lock this job's windows go through (None: the GPU is its own)
+    share: GpuShare | None = None
+    ahead: bool = False  # its judge compiles the reference while the worker runs
 
     def go(self) -> ExecResult:
         self.ran = True
@@ -426,6 +519,9 @@ def _start_candidate(job: Job, plan: P.PlanRecord, job_dir: Path, ctx: JobContex
         interpreter=interpreter, out_dir=str(out), cases=plan.cases, timing=plan.timing,
         cuda_graph=plan.cuda_graph, inplace=job.task.inplace)
     write_json_atomic(job_dir / P.JOB_FILE, P.to_json(spec), indent=1)
+    ahead = compiles_ahead(job, plan, ctx)
+    share = (ctx.shares.for_ahead(job.device) if ahead else ctx.shares.get(job.device)) \
+        if plan.timing else None
     tmp_dir = Path(tempfile.mkdtemp(prefix=f"kgb-{ctx.run_id}-"))
     try:
         request = SandboxRequest(
@@ -435,9 +531,9 @@ def _start_candidate(job: Job, plan: P.PlanRecord, job_dir: Path, ctx: JobContex
             env=tuple(sorted(worker_env(job.device, tmp_dir, ctx.limits).items())),
             tmp_dir=tmp_dir, device=job.device, label=f"{ctx.run_id}/{job.task.id}",
             cwd=out, cancel=ctx.cancel, keep_names=P.OUTPUT_NAMES, channel=True,
-            share=ctx.shares.get(job.device) if plan.timing else None,
-            hand_over=hand_over_bytes())
-        return _Launch(ctx.sandbox.start(request, limits), tmp_dir, out)
+            share=share, hand_over=hand_over_bytes())
+        return _Launch(ctx.sandbox.start(request, limits), tmp_dir, out, share=share,
+                       ahead=ahead and share is not None)
     except BaseException:
         shutil.rmtree(tmp_dir, ignore_errors=True)
         raise
@@ -477,7 +573,7 @@ def _run_candidate(launch: _Launch, job: Job, job_dir: Path, ctx: JobContext) ->
                           used, ctx.limits.output_bytes, shutil.disk_usage(out).free,
                           channel.startup_s if channel else None,
                           channel.waited_s if channel else None,
-                          ctx.shares.get(job.device) is not None and job.device != "cpu",
+                          launch.share is not None and job.device != "cpu",
                           channel.windows if channel else (),
                           channel.frozen_s if channel else None,
                           execution.held.bytes if execution.held is not None else None)
@@ -548,8 +644,9 @@ def drop_leftovers(out: Path, planned: frozenset[str] | None = None) -> int:
 
 
 def _run_judge(request: P.JudgeRequest, job_dir: Path, ctx: JobContext,
-               share: GpuShare | None, reservation: Reservation | None = None) -> None:
-    status = ctx.judges.judge(request, JUDGE_TIMEOUT_S, ctx.cancel, share, reservation)
+               share: GpuShare | None, reservation: Reservation | None = None,
+               held: JudgeProcess | None = None) -> None:
+    status = ctx.judges.judge(request, JUDGE_TIMEOUT_S, ctx.cancel, share, reservation, held)
     if status in ("timeout", "died"):
         (job_dir / P.JUDGE_LOG).write_text(f"the reference worker "
                                            f"{status.replace('died', 'exited')} without an "

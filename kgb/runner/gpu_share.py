@@ -314,22 +314,35 @@ class Shares:
     """Every shared GPU of a run: device name -> its lock (None: no GPU is shared)."""
 
     by_device: tuple[tuple[str, GpuShare], ...] = ()
+    # A lock for each GPU one slot uses, taken only by a job whose judge compiles the
+    # reference ahead, beside its worker (kgb.runner.execute, `compiles_ahead`): the judge is
+    # then the worker's co-tenant, frozen through its timed windows.
+    lone: tuple[tuple[str, GpuShare], ...] = ()
 
     @classmethod
-    def for_slots(cls, slots: tuple[str, ...]) -> Shares:
-        """A lock per GPU that more than one slot uses (--jobs N with timing on)."""
-        shared = sorted({s for s in slots if s != "cpu" and slots.count(s) > 1})
-        return cls(tuple((d, GpuShare(d)) for d in shared))
+    def for_slots(cls, slots: tuple[str, ...], ahead: bool = False) -> Shares:
+        """A lock per GPU that more than one slot uses (--jobs N with timing on); with
+        `ahead`, one for each other GPU too, for jobs that compile ahead."""
+        gpus = sorted({s for s in slots if s != "cpu"})
+        shared = [d for d in gpus if slots.count(d) > 1]
+        return cls(tuple((d, GpuShare(d)) for d in shared),
+                   tuple((d, GpuShare(d)) for d in gpus if d not in shared) if ahead else ())
 
     def get(self, device: str) -> GpuShare | None:
+        """The lock of a GPU several slots share (every timed job there takes it)."""
         return next((share for d, share in self.by_device if d == device), None)
+
+    def for_ahead(self, device: str) -> GpuShare | None:
+        """The lock a job that compiles ahead takes: its GPU's shared one, or its lone one."""
+        return self.get(device) or next((share for d, share in self.lone if d == device),
+                                        None)
 
     def summary(self) -> dict:
         """Per shared GPU, what the lock cost (timing_lock.json beside the report): windows
         by kind of holder, seconds held, and the fixed cost of each grant (freezing the
         others, draining the GPU) — the figures that say whether sharing a GPU pays."""
         out = {}
-        for device, share in self.by_device:
+        for device, share in self.by_device + self.lone:
             windows = list(share.windows)
             by_holder: dict[str, dict[str, float]] = {}
             for w in windows:

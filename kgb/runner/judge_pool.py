@@ -152,13 +152,36 @@ class JudgePool:
         self._lock = threading.Lock()
 
     def judge(self, request: JudgeRequest, timeout_s: float, cancel: threading.Event,
-              share: GpuShare | None = None, reservation: Reservation | None = None) -> str:
-        """Judge one job; the judge's own report is JOB_DIR/judge.json (and judge.log)."""
+              share: GpuShare | None = None, reservation: Reservation | None = None,
+              held: JudgeProcess | None = None) -> str:
+        """Judge one job; the judge's own report is JOB_DIR/judge.json (and judge.log).
+        `held`: the judge this job took ahead (`ahead`), else an idle one is borrowed."""
+        judge = held if held is not None else self._borrow(request.device, reservation)
+        status = judge.judge(request, timeout_s, cancel, share)
+        self._back(judge, status)
+        return "ok" if status == "ok retire" else status
+
+    def ahead(self, request: JudgeRequest, timeout_s: float, cancel: threading.Event,
+              share: GpuShare | None, reservation: Reservation | None) -> JudgeProcess | None:
+        """A job's compile-ahead request (JudgeRequest.ahead) on a judge it then keeps for its
+        judgement (`judge(..., held=)`): the compiled reference lives in that process. None:
+        the judge failed or was cancelled (retired), and the judgement borrows another."""
         judge = self._borrow(request.device, reservation)
         status = judge.judge(request, timeout_s, cancel, share)
+        if status == "ok":
+            return judge
+        self._back(judge, status)
+        return None
+
+    def give_back(self, judge: JudgeProcess) -> None:
+        """A judge taken by `ahead` whose job was not judged after all."""
+        self._back(judge, "ok")
+
+    def _back(self, judge: JudgeProcess, status: str) -> None:
+        """A judge that answered goes back to the idle ones. A judge whose canary failed, or
+        that has served RECYCLE_JOBS requests, is retired after an answer that stands: the next
+        job on its device gets a fresh one."""
         judge.jobs += 1
-        # A judge whose canary failed, or that has served RECYCLE_JOBS jobs, is retired after
-        # an answer that stands: the next job on its device gets a fresh one.
         keep = status == "ok" and judge.jobs < RECYCLE_JOBS
         with self._lock:
             if keep:
@@ -171,7 +194,6 @@ class JudgePool:
             self._note(f"judge {judge.pid} on {judge.device} retired after {judge.jobs} "
                        f"job(s): {why}")
             judge.close(kill=status in ("timeout", "cancelled"))
-        return "ok" if status == "ok retire" else status
 
     @contextlib.contextmanager
     def reserve(self, device: str) -> Iterator[Reservation]:

@@ -29,7 +29,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from kgb.errors import InfraError
-from kgb.protocol import JobRecord
+from kgb.protocol import AHEAD_FILE, JobRecord
 from kgb.runner.execute import (
     JobCancelled,
     JobContext,
@@ -278,6 +278,8 @@ def _why_again(record: JobRecord, ctx: JobContext, slots: tuple[str, ...],
         return "its outputs outgrew the cap shared by the jobs at once" if more else None
     device = record.facts.device  # the slot it ran on (the host's plan.json)
     if device != "cpu" and out_of_gpu_memory(record.verdict):
+        if (ctx.out_dir / record.facts.log_dir / AHEAD_FILE).exists():
+            return "out of GPU memory beside its judge's torch.compile ahead"
         most = slots.count(device) - 1
         if beside is None and most > 0:
             return f"out of GPU memory beside up to {most} jobs"

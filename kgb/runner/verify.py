@@ -370,7 +370,8 @@ def open_run(options: VerifyOptions, stack: contextlib.ExitStack, placement,
                      cuda_graph=options.cuda_graph, baseline_cache=cache,
                      warm=warm_pays(device, slots) if options.warm is None
                      else options.warm,
-                     shares=shares if shares is not None else Shares.for_slots(slots)
+                     shares=shares if shares is not None else Shares.for_slots(
+                         slots, ahead=options.baselines == "all")
                      if options.timing and placement is None else Shares(),
                      tenants=tenants, memo=memo if memo is not None else RunMemo(),
                      roomier=roomier if placement is None else None,
@@ -403,7 +404,7 @@ def close_run(run: OpenRun, header: dict, outcome: ScheduleOutcome, as_json: boo
             f"--pricing {options.pricing} was given but the submission has no tokens.jsonl, so "
             "there is no cost section (the token log format: docs/submission.md)"]
     write_report(report, out_dir)
-    if run.ctx.shares.by_device:  # what sharing the GPUs cost (docs/timing.md)
+    if run.ctx.shares.by_device or run.ctx.shares.lone:  # what the locks cost (timing.md)
         write_json_atomic(out_dir / "timing_lock.json", run.ctx.shares.summary())
     write_human_reports(report, out_dir)  # report.md, report.html (~0.5 s, matplotlib's import)
     partial = f"partial report in {out_dir / 'report.json'}"
