@@ -286,3 +286,19 @@ def test_the_canarys_own_gemm_workspace_is_no_leak(monkeypatch):
     assert steady == 1000 and judge_main.canary_holds("cuda:0", steady)
     state["live"] = 1000 + 512  # a tensor of the job's still alive
     assert not judge_main.canary_holds("cuda:0", steady)
+
+
+def test_a_judge_that_will_compile_imports_dynamo_before_its_first_request(finished_job,
+                                                                         pool, tmp_path):
+    """A pool whose judges will torch.compile references (`compiles`: a GPU run timing both
+    baselines) starts each with `compile`, so dynamo and inductor are imported before its
+    first request, beside the worker, and it serves jobs as any other."""
+    pool.compiles = True
+    with pool.reserve("cpu") as reservation:
+        judge = pool._idle[0]
+        assert psutil.Process(judge.pid).cmdline()[-1] == "compile"
+        assert pool.judge(_request(_copy(finished_job, tmp_path, "c")), 300,
+                          threading.Event(), reservation=reservation) == "ok"
+    pool.compiles = False
+    pool.prestart("cpu")
+    assert psutil.Process(pool._idle[-1].pid).cmdline()[-1] == "cpu"

@@ -417,3 +417,36 @@ def test_a_run_whose_jobs_share_the_memory_for_outputs_has_a_roomier_cap(tmp_pat
             min(Limits().output_bytes, ram_output_cap(total, 1)) > shared
     assert roomier(1)[1] is None
     assert roomier(2, ("output=1g",))[1] is None
+
+
+def test_the_likely_gpus_judge_starts_with_the_run_and_ends_if_unused(tmp_path, monkeypatch):
+    """verify.open_run starts a judge for the GPU the first job will likely use before the
+    host imports torch (its start-up beside the host's); the device nodes and --devices name
+    it. Once the slots are known, a judge for a device the run does not use is ended (here a
+    run that found no usable GPU)."""
+    import contextlib
+
+    import psutil
+
+    from kgb.runner import verify
+
+    options = verify.VerifyOptions(ROOT / "examples" / "honest", ROOT / "tasks",
+                                   tmp_path / "run", device="auto", only=("activation.relu",),
+                                   baseline_cache="off")
+    monkeypatch.setattr(verify, "gpu_device_nodes", lambda: ["/dev/nvidiactl"])
+    assert verify.likely_gpu(options) == "cuda:0"
+    assert verify.likely_gpu(dataclasses.replace(options, devices="2,3")) == "cuda:2"
+    assert verify.likely_gpu(dataclasses.replace(options, device="cpu")) is None
+    assert verify.likely_gpu(dataclasses.replace(options, ray="auto")) is None
+    monkeypatch.setattr(verify, "resolve_device", lambda requested: "cpu")  # no usable GPU
+    sandbox = SimpleNamespace(name="bwrap", output_in_ram=False, isolation="namespaces")
+    with contextlib.ExitStack() as stack:
+        run = verify.open_run(options, stack, None, sandbox=sandbox)
+        assert run.slots == ("cpu",) and run.ctx.judges._all == []
+        assert run.ctx.judges.compiles is False  # no GPU: no torch.compile to prepare for
+    notes = (tmp_path / "run" / "judges.log").read_text()
+    started = [line for line in notes.splitlines() if "started with the run" in line]
+    assert len(started) == 1 and " on cuda:0 " in started[0]
+    pid = int(started[0].split(": judge ")[1].split()[0])
+    assert f"judge {pid} on cuda:0 ended: the run does not use it" in notes
+    assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE

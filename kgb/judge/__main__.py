@@ -1,5 +1,5 @@
-"""The trusted judge: `python -m kgb.judge CACHE_DIR DEVICE`, a long-lived process per device
-slot, outside any sandbox, that only ever imports the suite's own task files.
+"""The trusted judge: `python -m kgb.judge CACHE_DIR DEVICE [compile]`, a long-lived process per
+device slot, outside any sandbox, that only ever imports the suite's own task files.
 
 It reads one `JudgeRequest` per line on stdin (from kgb.runner.judge_pool, trusted) and answers
 one line (`ok`, or `error` with the traceback in the job's judge.log). One process for many jobs
@@ -15,8 +15,16 @@ import traceback
 from pathlib import Path
 
 
-def serve(cache_dir: Path, device: str) -> int:
+def serve(cache_dir: Path, device: str, compiles: bool = False) -> int:
     import torch
+
+    if compiles:  # it will torch.compile references: dynamo and inductor's imports (seconds)
+        # now, while the host plans and the worker starts, not in a job's compile ahead
+        try:
+            import torch._dynamo
+            import torch._inductor.compile_fx
+        except Exception:  # the compile meets the same failure and records it
+            pass
 
     from kgb import protocol as P
     from kgb.errors import gpu_memory_exhausted
@@ -113,4 +121,4 @@ def canary_expected() -> float:
 
 
 if __name__ == "__main__":
-    sys.exit(serve(Path(sys.argv[1]), sys.argv[2]))
+    sys.exit(serve(Path(sys.argv[1]), sys.argv[2], sys.argv[3:] == ["compile"]))

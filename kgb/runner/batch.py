@@ -122,6 +122,10 @@ def _members_on_one_board(batch: list[Member], base, out_dir: Path, seed: int,
         sandbox = stack.enter_context(create_sandbox(base.sandbox))
         judges = stack.enter_context(JudgePool(shared, out_dir / "judges.log")) \
             if shared is not None else None
+        if judges is not None and placement is None:
+            from kgb.runner.verify import prestart_judge
+
+            prestart_judge(judges, base)  # its start-up beside the members' loading
         opened: list[tuple[Member, Any]] = []
         refused: dict[str, dict[str, Any]] = {}
         for member in batch:

@@ -37,14 +37,19 @@ class _JudgeTree(ProcessTree):
 
 
 class JudgeProcess:
-    def __init__(self, cache: Path, device: str, log: IO[bytes]) -> None:
+    def __init__(self, cache: Path, device: str, log: IO[bytes], compiles: bool = False) -> None:
         env = dict(os.environ, TRITON_INTERPRET="1") if device == "cpu" else dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(p for p in (str(KGB_ROOT.parent),
                                                         os.environ.get("PYTHONPATH")) if p)
+        if device != "cpu":  # cuda:N in the PCI bus order the host and the sandbox count in,
+            env.setdefault("CUDA_DEVICE_ORDER", "PCI_BUS_ID")  # even before the host set it
         self.device = device
         self.jobs = 0
+        # `compiles`: it will torch.compile references (GPU, timed, both baselines), so it
+        # imports dynamo and inductor before its first request, not on the job's path
         self._proc = subprocess.Popen(
-            [sys.executable, "-m", "kgb.judge", str(cache), device], env=env,
+            [sys.executable, "-m", "kgb.judge", str(cache), device]
+            + (["compile"] if compiles else []), env=env,
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, text=True,
             start_new_session=True, close_fds=True)
         self._answers: queue.SimpleQueue[str | None] = queue.SimpleQueue()
@@ -150,6 +155,7 @@ class JudgePool:
         self._all: list[JudgeProcess] = []
         self._waiting: dict[str, int] = {}  # device -> jobs in flight not yet at their judge
         self._lock = threading.Lock()
+        self.compiles = False  # judges started from now on import torch.compile's parts first
 
     def judge(self, request: JudgeRequest, timeout_s: float, cancel: threading.Event,
               share: GpuShare | None = None, reservation: Reservation | None = None,
@@ -210,7 +216,7 @@ class JudgePool:
             spare = sum(judge.device == device for judge in self._idle)
             judge = None
             if spare < self._waiting[device]:
-                judge = JudgeProcess(self._cache, device, self._log)
+                judge = JudgeProcess(self._cache, device, self._log, self.compiles)
                 self._all.append(judge)
                 self._idle.append(judge)
         if judge is not None:
@@ -219,6 +225,27 @@ class JudgePool:
             yield reservation
         finally:
             self._settle(reservation)
+
+    def prestart(self, device: str) -> None:
+        """A judge for `device` started as the run opens, before the host's own start-up
+        (its torch import, CUDA's, planning): the first job's judge is ready when the job
+        begins (a cold GELU job waited 8.9 s for its judge's compile ahead, run 25)."""
+        with self._lock:
+            judge = JudgeProcess(self._cache, device, self._log, self.compiles)
+            self._all.append(judge)
+            self._idle.append(judge)
+        self._note(f"judge {judge.pid} on {device} started with the run")
+
+    def keep_devices(self, devices: set[str]) -> None:
+        """End the idle judges of devices the run does not use (one started with the run for
+        a GPU the host then found it could not use)."""
+        with self._lock:
+            extra = [j for j in self._idle if j.device not in devices]
+            self._idle = [j for j in self._idle if j.device in devices]
+            self._all = [j for j in self._all if not any(j is e for e in extra)]
+        for judge in extra:
+            self._note(f"judge {judge.pid} on {judge.device} ended: the run does not use it")
+            judge.close(kill=True)
 
     def _settle(self, reservation: Reservation) -> None:
         """The reservation no longer waits for a judge: taken, or its job ended unjudged."""
@@ -235,7 +262,7 @@ class JudgePool:
                 if judge.device == device:
                     self._idle.remove(judge)
                     return judge
-            judge = JudgeProcess(self._cache, device, self._log)
+            judge = JudgeProcess(self._cache, device, self._log, self.compiles)
             self._all.append(judge)
         self._note(f"judge {judge.pid} on {device} started at need (none idle)")
         return judge

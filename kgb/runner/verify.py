@@ -113,6 +113,27 @@ def gpu_device_nodes() -> list[str]:
     return [node for node in GPU_DEVICE_NODES if os.path.exists(node)]
 
 
+def likely_gpu(options: VerifyOptions) -> str | None:
+    """The GPU the run's first job will most likely use, guessed from the device nodes and
+    --devices before torch is imported (seconds): a judge for it starts while the host
+    imports torch and plans. None: a CPU run, a Ray run, or no GPU driver here."""
+    if options.ray is not None or options.device == "cpu" or not gpu_device_nodes():
+        return None
+    first = (options.devices or "").split(",")[0].strip()
+    if first in ("", "all"):
+        return "cuda:0"
+    return f"cuda:{first}" if first.isdigit() else None
+
+
+def prestart_judge(judges: JudgePool, options: VerifyOptions) -> None:
+    """Start the likely first GPU's judge now; with both baselines timed it imports
+    torch.compile's parts before its first request (its compile ahead, kgb.runner.execute)."""
+    judges.compiles = options.timing and options.baselines == "all"
+    device = likely_gpu(options)
+    if device is not None:
+        judges.prestart(device)
+
+
 def resolve_slots(device: str, devices: str | None, jobs: int,
                   timing: bool = True) -> tuple[str, ...]:
     """The devices jobs run on at once: `--jobs N` interpreter slots on the CPU, one slot per
@@ -310,6 +331,10 @@ def open_run(options: VerifyOptions, stack: contextlib.ExitStack, placement,
     refuse_other_run(out_dir, options)
     before = journal.read_record(out_dir) if options.resume else None
     out_dir.mkdir(parents=True, exist_ok=True)
+    if judges is None and tenants is None and placement is None:
+        judges = stack.enter_context(JudgePool(options.refcache or out_dir / "refcache",
+                                               out_dir / "judges.log"))
+        prestart_judge(judges, options)  # its start-up beside the host's
     submission = load_submission(options.submission, out_dir / "submission")
     unknown = [k.task for k in submission.kernels if k.task not in index]
     if unknown:
@@ -324,6 +349,8 @@ def open_run(options: VerifyOptions, stack: contextlib.ExitStack, placement,
     _check_graph_option(options, device)  # again: --device auto may have found no GPU
     slots = placement.slots if placement else resolve_slots(device, options.devices,
                                                             options.jobs, options.timing)
+    if judges is not None:
+        judges.keep_devices(set(slots))  # a judge started for a GPU the run does not use
     if before and options.seed is not None and options.seed != before.seed:
         raise BadInput(f"--resume with --seed {options.seed}: the run in {out_dir} used seed "
                        f"{before.seed}; drop --seed or use a new --out")
@@ -356,9 +383,10 @@ def open_run(options: VerifyOptions, stack: contextlib.ExitStack, placement,
     if not before:  # job folders of an earlier run in OUT must never pass for this run's
         shutil.rmtree(out_dir / "jobs", ignore_errors=True)
     journal.write_record(out_dir, record)
-    if judges is None:
+    if judges is None:  # a batch member's, or a Ray run's: the host's judges start here
         judges = stack.enter_context(JudgePool(options.refcache or out_dir / "refcache",
                                                out_dir / "judges.log"))
+    judges.compiles = device != "cpu" and options.timing and options.baselines == "all"
     # Ray's jobs run on other hosts, whose GPUs and files this host's store does not know
     cache, cache_state = _baseline_cache(options, slots, sandbox, submission.root, out_dir) \
         if placement is None else (None, "off under --ray")
