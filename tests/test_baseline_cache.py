@@ -603,7 +603,7 @@ def test_a_job_compiles_ahead_only_where_the_store_lacks_a_compile_figure(tmp_pa
     c = cache(tmp_path)
 
     def ctx(**changes):
-        base = dict(shares=lone, baselines="all", baseline_cache=c)
+        base = dict(shares=lone, baselines="all", baseline_cache=c, again=None)
         return SimpleNamespace(**dict(base, **changes))
 
     assert compiles_ahead(job, plan, ctx()) is True  # nothing stored
