@@ -60,6 +60,71 @@ def test_split_cases_is_contiguous_balanced_and_complete():
         assert all(end - start >= 2 for start, end in ranges)
 
 
+def _matmul_job(tmp_path: Path, source: str, device: str = "cuda:0"):
+    """A job of 8 shapes x 3 dtypes x (standard, outliers), as plan_cases orders them, for a
+    kernel file with `source` (nothing of it runs)."""
+    from types import SimpleNamespace
+
+    from kgb.runner.plan import Job
+    from kgb.tasks.model import Case, ShapeSpec
+
+    kernel = tmp_path / f"k{len(list(tmp_path.glob('k*.py')))}.py"
+    kernel.write_text(source)
+    cases = tuple(Case(f"s{n}-{dtype}-{mode}", ShapeSpec(f"s{n}", (("M", 16 * (n + 1)),), ()),
+                       dtype, mode, 1)
+                  for n in range(8) for dtype in ("float32", "float16", "bfloat16")
+                  for mode in ("standard", "outliers"))
+    # FLOPs growing as M³, as a matmul's: the largest shapes' calls weigh the most
+    task = SimpleNamespace(id="matmul.matmul", cost=lambda dims, dtype: (dims["M"] ** 3 * 1e6,
+                                                                          0.0))
+    return Job(task, SimpleNamespace(path=kernel), cases, device)
+
+
+AUTOTUNED = """import triton
+CONFIGS = [triton.Config({"BM": bm}) for bm in (16, 32)]
+@triton.autotune(configs=CONFIGS, key=["M"])
+@triton.jit
+def k(x, M, BM: "tl.constexpr"):
+    pass
+"""
+
+
+def test_an_autotuned_kernels_shards_hold_whole_keys(tmp_path):
+    """Each (shape, dtype) is one autotune key, tuned once per job that holds a case of it:
+    an autotuned kernel's shards are cut between shapes, about as many keys each, so no key
+    is tuned twice; the cost model counts each key's tuning (an idle GPU takes a shard of
+    such a job where its calls alone would not pay a worker's start-up). A kernel that does
+    not autotune is cut by its cases' cost, wherever that falls."""
+    from kgb.runner.shards import (
+        AUTOTUNE_KEY_S,
+        STARTUP_S,
+        autotuned,
+        job_seconds,
+        shard_jobs,
+    )
+
+    job = _matmul_job(tmp_path, AUTOTUNED)
+    assert autotuned(job)
+    shards = shard_jobs(job, 2)
+    assert [len(s.cases) for s in shards] == [24, 24]
+    keys = [{(c.shape.name, c.dtype) for c in s.cases} for s in shards]
+    assert len(keys[0]) == len(keys[1]) == 12 and not keys[0] & keys[1]
+    assert [c for s in shards for c in s.cases] == list(job.cases)  # plan order kept
+    three = shard_jobs(job, 3)
+    assert all(len({c.shape.name for c in s.cases} & {c.shape.name for c in t.cases}) == 0
+               for s, t in itertools.combinations(three, 2))
+    # the job's seconds count 24 tunings: two GPUs' halves each save more than a start-up
+    assert job_seconds(job) / 2 > STARTUP_S["cuda"]
+    assert shard_counts([job_seconds(job)], [len(job.cases)], slots=2,
+                        startup_s=STARTUP_S["cuda"]) == [2]
+    plain = _matmul_job(tmp_path, AUTOTUNED.replace("@triton.autotune", "# @triton.autotune"))
+    assert not autotuned(plain)
+    assert job_seconds(job) - job_seconds(plain) == pytest.approx(24 * AUTOTUNE_KEY_S)
+    cut = shard_jobs(plain, 2)  # by the calls' cost: the largest shapes alone
+    assert len(cut[1].cases) < len(cut[0].cases)
+    assert not autotuned(_matmul_job(tmp_path, "def k(:"))  # does not parse: not autotuned
+
+
 # ------------------------------------------------------------------ one sharded run
 @pytest.fixture(scope="module")
 def sharded(tmp_path_factory, addcmul_run) -> Path:

@@ -18,6 +18,8 @@ at that case: the first such shard in plan order decides."""
 
 from __future__ import annotations
 
+import ast
+import itertools
 import threading
 from dataclasses import dataclass, fields, is_dataclass, replace
 from pathlib import Path
@@ -66,24 +68,61 @@ TIMED_CASE_S = 1.5
 STARTUP_S = {"cpu": 6.0, "cuda": 8.0}
 
 
+# An autotuned kernel tunes once per autotune key — a (shape, dtype) of the plan, whatever its
+# mode or layout — benchmarking every config there: ~0.1 s a config on an H200 whatever the
+# size (docs/performance.md, "The autotune target's floor"), far above its calls' cost. The
+# rough seconds of one key's tuning on a GPU, for the policy only.
+AUTOTUNE_KEY_S = 5.0
+
+
 def _kind(job: Job) -> str:
     return "cpu" if job.device == "cpu" else "cuda"
 
 
-def case_seconds(job: Job, index: int, timing: bool = False) -> float:
-    """One case's expected seconds in the worker (for splitting only)."""
+def autotuned(job: Job) -> bool:
+    """Whether the job's kernel file decorates something with Triton's autotuner (read
+    here with `ast`, nothing of it run; a file that does not parse is not)."""
+    if job.kernel is None or _kind(job) != "cuda":  # tuning costs only where a GPU times
+        return False
+    try:
+        tree = ast.parse(job.kernel.path.read_text(errors="replace"))
+    except (OSError, SyntaxError, ValueError, RecursionError):
+        return False
+    for node in ast.walk(tree):
+        for deco in getattr(node, "decorator_list", ()):
+            func = deco.func if isinstance(deco, ast.Call) else deco
+            name = func.attr if isinstance(func, ast.Attribute) else \
+                func.id if isinstance(func, ast.Name) else ""
+            if name == "autotune":
+                return True
+    return False
+
+
+def case_seconds(job: Job, index: int, timing: bool = False, tuned: bool = False) -> float:
+    """One case's expected seconds in the worker (for splitting only); `tuned`: the kernel
+    autotunes, and the first case of each key tunes it."""
     case, kind = job.cases[index], _kind(job)
     flops, nbytes = job.task.cost(case.shape.as_dict(), case.dtype)
     calls = max(1, len(case.calls))
     timed = TIMED_CASE_S if timing and kind == "cuda" and case.mode == "standard" else 0.0
-    return calls * (CALL_S[kind] + (nbytes + flops / 64.0) / UNITS_PER_S[kind]) + timed
+    tuning = AUTOTUNE_KEY_S if tuned and \
+        _key(case) not in {_key(c) for c in job.cases[:index]} else 0.0
+    return calls * (CALL_S[kind] + (nbytes + flops / 64.0) / UNITS_PER_S[kind]) + timed + \
+        tuning
+
+
+def _key(case) -> tuple[str, str]:
+    """The autotune key a case tunes (the autotuner keys on its sizes and the tensors'
+    dtypes: the standard, outlier and strided cases of a shape and dtype share one)."""
+    return (case.shape.name, case.dtype)
 
 
 def job_seconds(job: Job, timing: bool = False) -> float:
     """A job's expected seconds of case work; 0 for a job without a kernel (nothing runs)."""
     if job.kernel is None:
         return 0.0
-    return sum(case_seconds(job, i, timing) for i in range(len(job.cases)))
+    tuned = autotuned(job)
+    return sum(case_seconds(job, i, timing, tuned) for i in range(len(job.cases)))
 
 
 def shard_counts(seconds: list[float], cases: list[int], slots: int,
@@ -161,11 +200,43 @@ def plan_shards(works: list[Work], slots: tuple[str, ...], mode: str,
 
 def shard_jobs(job: Job, count: int, min_cases: int = MIN_CASES, timing: bool = False
                ) -> list[Job]:
-    """The task's job as `count` shard jobs, contiguous in plan order."""
-    ranges = split_cases([case_seconds(job, i, timing) for i in range(len(job.cases))], count,
-                         min_cases)
+    """The task's job as `count` shard jobs, contiguous in plan order. An autotuned kernel's
+    shards are cut between shapes only, so each key's cases (its dtypes' standard, outlier
+    and strided cases lie inside one shape's run of the plan) stay in one shard: a key split
+    over two shards is tuned twice (on two H200s each shard of a FlagGems-style matmul took
+    about the whole job's tuning floor, run 25)."""
+    weights = [case_seconds(job, i, timing) for i in range(len(job.cases))]
+    if autotuned(job):
+        ranges = _between_shapes(job, weights, count, min_cases)
+    else:
+        ranges = split_cases(weights, count, min_cases)
     return [replace(job, cases=job.cases[a:b], shard=(k, len(ranges)))
             for k, (a, b) in enumerate(ranges)]
+
+
+def _between_shapes(job: Job, weights: list[float], count: int, min_cases: int
+                    ) -> list[tuple[int, int]]:
+    """Contiguous case ranges whose cuts fall between two shapes' runs of the plan, of about
+    equal weight counting each key's tuning; one range if no such cut leaves `min_cases`."""
+    runs: list[tuple[int, int]] = []  # [start, end) of each shape's cases
+    for i, case in enumerate(job.cases):
+        if runs and job.cases[runs[-1][0]].shape.name == case.shape.name:
+            runs[-1] = (runs[-1][0], i + 1)
+        else:
+            runs.append((i, i + 1))
+    tuning = [AUTOTUNE_KEY_S * len({_key(c) for c in job.cases[a:b]}) + sum(weights[a:b])
+              for a, b in runs]
+    cumulative = list(itertools.accumulate(tuning, initial=0.0))
+    cuts = [0]
+    for k in range(1, min(count, len(runs))):  # the shape boundary nearest each equal share
+        target = cumulative[-1] * k / count
+        cuts.append(min(range(cuts[-1] + 1, len(runs)),
+                        key=lambda j: abs(cumulative[j] - target)))
+    cuts = sorted(set(cuts)) + [len(runs)]
+    ranges = [(runs[a][0], runs[b - 1][1]) for a, b in itertools.pairwise(cuts)]
+    if any(b - a < min_cases for a, b in ranges):
+        return [(0, len(job.cases))]
+    return ranges
 
 
 def run_sharded(works: list[Work], slots: tuple[str, ...], cancel: threading.Event, progress,
