@@ -202,9 +202,10 @@ def shard_jobs(job: Job, count: int, min_cases: int = MIN_CASES, timing: bool = 
                ) -> list[Job]:
     """The task's job as `count` shard jobs, contiguous in plan order. An autotuned kernel's
     shards are cut between shapes only, so each key's cases (its dtypes' standard, outlier
-    and strided cases lie inside one shape's run of the plan) stay in one shard: a key split
-    over two shards is tuned twice (on two H200s each shard of a FlagGems-style matmul took
-    about the whole job's tuning floor, run 25)."""
+    and strided cases lie inside one shape's run of the plan) stay in one shard (a key split
+    over two shards is tuned twice), about as many keys each (the calls' cost put the cut by
+    FLOPs). On two H200s the two shards of a FlagGems-style matmul spent 240 s compiling and
+    tuning between them, the slower 152 s, against the whole job's ~118 s floor (run 25)."""
     weights = [case_seconds(job, i, timing) for i in range(len(job.cases))]
     if autotuned(job):
         ranges = _between_shapes(job, weights, count, min_cases)
