@@ -243,3 +243,27 @@ def test_verify_writes_human_reports_beside_report_json(tmp_path, gpu):
     assert [p.name for p in written] == ["report.md", "report.html"]
     assert "## Summary" in (tmp_path / "report.md").read_text()
     assert "<svg" in (tmp_path / "report.html").read_text()
+
+
+def test_report_json_is_one_job_a_line_and_reads_back_the_same(tmp_path):
+    """write_report: each job row on a line of its own (json's C encoder; a batch member's
+    report holds ~460 rows), the rest indented; read back, it is the report as written,
+    values json cannot hold named by str() as before. A missing row is a fresh object each
+    time (kept per process as JSON text), so one report's row never changes another's."""
+    from pathlib import Path
+
+    from kgb.report.json_report import write_report
+    from kgb.runner.missing import missing_entry
+
+    rows = [missing_entry("a.b", "Activation", "cuda:0") for _ in range(3)]
+    rows[0]["findings"].append("changed")
+    assert rows[1]["findings"] == [] and rows[1] == rows[2] and rows[1] is not rows[2]
+    report = {"schema_version": 3, "complete": True, "environment": {"out": Path("/x")},
+              "jobs": rows, "summary": {"total": 3, "counts": {"missing": 3}}, "empty": []}
+    path = write_report(report, tmp_path)
+    text = path.read_text()
+    assert json.loads(text) == json.loads(json.dumps(report, default=str))
+    assert list(json.loads(text)) == list(report)  # the keys' order kept
+    lines = text.splitlines()
+    assert sum(line.lstrip().startswith('{"task": "a.b"') for line in lines) == 3
+    assert json.loads(text)["environment"]["out"] == "/x"
