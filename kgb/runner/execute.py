@@ -300,9 +300,9 @@ def _run_then_judge(job: Job, plan: P.PlanRecord, job_dir: Path, launch: _Launch
     clock.sandbox_s = execution.wall_s
     after = snapshot(gpu) if gpu is not None else None
     result = read_result(out)
-    timed_any = isinstance(result, P.WorkerResult) and bool(result.timed)
-    # nothing timed (or the run stopping): the compiles would serve nothing
-    held = ahead.end(stop=ctx.cancel.is_set() or not timed_any) if ahead is not None else None
+    # Waited for even when nothing was timed: stopping it kills the judge, and the
+    # judgement would then start one (its torch, CUDA and dynamo imports: as long, on the path)
+    held = ahead.end(stop=ctx.cancel.is_set()) if ahead is not None else None
     _judge_after(job, plan, job_dir, launch, ctx, clock, keys, claims, reservation, execution,
                  result, held)
     return after
