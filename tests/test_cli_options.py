@@ -92,3 +92,16 @@ def test_pricing_without_a_token_log_is_a_warning(tmp_path):
     with contextlib.redirect_stdout(buffer):
         print_report(report)
     assert "warning: --pricing p.toml was given" in buffer.getvalue()
+
+
+@pytest.mark.slow
+def test_the_run_writes_the_hosts_own_timeline(one_run):
+    """host_timeline.json beside the report: the host's marks in seconds since its process
+    started, in the order they happen (where a run's wall goes outside its jobs)."""
+    out, _ = one_run
+    marks = json.loads((out / "host_timeline.json").read_text())
+    names = [m["mark"] for m in marks]
+    assert names == ["open", "device resolved", "planned", "opened", "first job prepared",
+                     "first worker released", "jobs ended", "closed", "written"]
+    seconds = [m["s"] for m in marks]
+    assert seconds == sorted(seconds) and 0 < seconds[0] < seconds[-1]

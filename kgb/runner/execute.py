@@ -23,6 +23,7 @@ from kgb.jsonfiles import write_json_atomic
 from kgb.runner.baseline_cache import BaselineCache, Entry, Key, unclean
 from kgb.runner.gpu_share import GpuShare, Shares
 from kgb.runner.grade import CONDITIONS_FILE, PLAN_FILE, grade, read_result
+from kgb.runner.host_clock import mark_once
 from kgb.runner.interpreter import scan
 from kgb.runner.journal import write_finished
 from kgb.runner.judge_pool import JudgePool, JudgeProcess, Reservation
@@ -111,6 +112,7 @@ def run_job(job: Job, ctx: JobContext) -> P.JobRecord:
 
 def prepare_job(job: Job, ctx: JobContext) -> PreparedJob:
     """Plan the job, run layer 1, and start its candidate's sandbox, held until finish_job."""
+    mark_once("first job prepared")
     started = time.monotonic()
     job_dir = ctx.out_dir / "jobs" / job.folder  # a shard: its own folder in the task's
     if job_dir.exists():
@@ -548,6 +550,7 @@ def _run_candidate(launch: _Launch, job: Job, job_dir: Path, ctx: JobContext) ->
     # starting up, compiling, autotuning and waiting for a CPU (timed on the supervisor's
     # clock from `go`), up to the compile budget: the run time starts with the candidate's
     # import and does not grow with the machine's load.
+    mark_once("first worker released")
     execution = launch.go()
     channel = _channel(execution.channel)
     # Only what the plan and the supervisor's commits name stays, before the folder is counted:

@@ -24,6 +24,7 @@ from kgb.report.json_report import build_report, cost_for, job_entry, run_header
 from kgb.runner import journal
 from kgb.runner.execute import JobContext
 from kgb.runner.gpu_share import Shares
+from kgb.runner.host_clock import mark, write_timeline
 from kgb.runner.judge_pool import JudgePool
 from kgb.runner.missing import missing_entry
 from kgb.runner.plan import Job, plan_jobs
@@ -270,7 +271,9 @@ def _run_verify(options: VerifyOptions, as_json: bool, feedback: bool, quiet: bo
         outcome = run_sharded([(job, run.ctx) for job in run.jobs], run.slots, run.ctx.cancel,
                               progress, lambda work: run.reuse(work[0]), placement,
                               options.shard_cases)
+        mark("jobs ended")
         header = run.header()
+    mark("closed")  # judges, sandboxes and locks released
     return close_run(run, header, outcome, as_json, feedback, quiet)
 
 
@@ -322,6 +325,7 @@ def open_run(options: VerifyOptions, stack: contextlib.ExitStack, placement,
     `judges`, `cancel`, `sandbox`, `shares` (the GPUs' timing locks) and `memo` (what jobs
     measure for each other): a batch's, shared by its members, whose job folders are all
     under `tenants`."""
+    mark("open")
     _check_graph_option(options, options.device)
     if options.shard_cases not in SHARD_MODES:
         raise BadInput(f"--shard-cases {options.shard_cases}: give one of "
@@ -346,6 +350,7 @@ def open_run(options: VerifyOptions, stack: contextlib.ExitStack, placement,
     if options.pricing is not None and not options.pricing.is_file():
         raise BadInput(f"--pricing {options.pricing}: no such file")
     device = placement.device if placement else resolve_device(options.device)
+    mark("device resolved")
     _check_graph_option(options, device)  # again: --device auto may have found no GPU
     slots = placement.slots if placement else resolve_slots(device, options.devices,
                                                             options.jobs, options.timing)
@@ -366,6 +371,7 @@ def open_run(options: VerifyOptions, stack: contextlib.ExitStack, placement,
     jobs = plan_jobs({t: index.load(t) for t in job_ids}, submission, device, seed,
                      tuple(job_ids))
     missing = [t for t in scope if t not in submitted]
+    mark("planned")
 
     if sandbox is None:
         sandbox = stack.enter_context(create_sandbox(options.sandbox))
@@ -404,6 +410,7 @@ def open_run(options: VerifyOptions, stack: contextlib.ExitStack, placement,
                      tenants=tenants, memo=memo if memo is not None else RunMemo(),
                      roomier=roomier if placement is None else None,
                      spread=spread if placement is None else None)
+    mark("opened")
     return OpenRun(options, out_dir, index, submission, scope, jobs, missing, slots, seed,
                    record, before is not None, sandbox, limits, ctx, cache, cache_state,
                    placement)
@@ -435,6 +442,7 @@ def close_run(run: OpenRun, header: dict, outcome: ScheduleOutcome, as_json: boo
     if run.ctx.shares.by_device or run.ctx.shares.lone:  # what the locks cost (timing.md)
         write_json_atomic(out_dir / "timing_lock.json", run.ctx.shares.summary())
     write_human_reports(report, out_dir)  # report.md, report.html (~0.5 s, matplotlib's import)
+    write_timeline(out_dir)
     partial = f"partial report in {out_dir / 'report.json'}"
     if outcome.interrupted is not None:
         raise Interrupted(f"interrupted by {outcome.interrupted} after {len(outcome.results)} "

@@ -113,9 +113,12 @@ def main() -> int:
                    {}) if report.exists() else {}
         bench = subprocess.run([sys.executable, str(ROOT / "scripts" / "bench_overhead.py"),
                                 str(run), "--json"], capture_output=True, text=True, cwd=ROOT)
+        timeline = run / "host_timeline.json"  # the host's marks: its wall outside the job
         row["kgb"] = {"wall_s": round(seconds, 1), "rc": proc.returncode,
                       "verdict": job.get("verdict"), "message": job.get("message"),
                       "time_ms": job.get("time_ms"), "speedup_eager": job.get("speedup_eager"),
+                      "host_timeline": json.loads(timeline.read_text())
+                      if timeline.exists() else None,
                       "overhead": json.loads(bench.stdout) if bench.returncode == 0 else None}
         rows.append(row)
         print(json.dumps(row)[:2000], flush=True)
