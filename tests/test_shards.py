@@ -123,6 +123,20 @@ def test_an_autotuned_kernels_shards_hold_whole_keys(tmp_path):
     cut = shard_jobs(plain, 2)  # by the calls' cost: the largest shapes alone
     assert len(cut[1].cases) < len(cut[0].cases)
     assert not autotuned(_matmul_job(tmp_path, "def k(:"))  # does not parse: not autotuned
+    # one shape far heavier than the rest, more shards asked than boundaries left: no crash,
+    # every case once, cuts between shapes only
+    from dataclasses import replace
+
+    from types import SimpleNamespace
+
+    heavy = SimpleNamespace(id="matmul.matmul",
+                            cost=lambda dims, dtype: (1e15 if dims["M"] == 128 else 0.0, 0.0))
+    skewed = replace(job, task=heavy, cases=job.cases[:12] + job.cases[-6:])  # s0, s1, s7
+    for count in (2, 3, 4):
+        pieces = shard_jobs(skewed, count)
+        assert [c for s in pieces for c in s.cases] == list(skewed.cases)
+        assert all(s.cases[0].shape.name != t.cases[-1].shape.name
+                   for t, s in itertools.pairwise(pieces))
 
 
 # ------------------------------------------------------------------ one sharded run

@@ -231,6 +231,8 @@ def _between_shapes(job: Job, weights: list[float], count: int, min_cases: int
     cuts = [0]
     for k in range(1, min(count, len(runs))):  # the shape boundary nearest each equal share
         target = cumulative[-1] * k / count
+        if cuts[-1] + 1 >= len(runs):  # an earlier cut took the last boundary
+            break
         cuts.append(min(range(cuts[-1] + 1, len(runs)),
                         key=lambda j: abs(cumulative[j] - target)))
     cuts = sorted(set(cuts)) + [len(runs)]
