@@ -251,7 +251,7 @@ def kgb_batch(subs: list[Path], tasks: Path, out: Path, args: argparse.Namespace
             "calls": (before or {}).get("calls", 0) + 1 if resume else 1,
             "per_gpu_hour": round(3600 * judged / (seconds * gpus), 1), "verdicts": verdicts,
             "argv": argv[3:], "split": job_split(run_dir), "lock": lock_held(run_dir),
-            "edges": edges,
+            "edges": edges, "host": host_marks(run_dir),
             "tail": text[-800:] if code else ""}
 
 
@@ -266,6 +266,28 @@ def run_edges(run_dir: Path, began: float, ended: float) -> dict:
         return {}
     return {"start_s": round(min(plans) - began, 2), "jobs_s": round(max(phases) - min(plans), 2),
             "tail_s": round(ended - max(phases), 2)}
+
+
+def host_marks(run_dir: Path) -> dict:
+    """The host's own timeline (host_timeline.json beside each member's report; the last one
+    written holds every mark of the process), in seconds since `kgb verify` started: when its
+    members began opening, when the last one was open, when the first worker was released and
+    when the last report was written — where a batch's start-up goes."""
+    newest: list = []
+    for path in run_dir.glob("*/host_timeline.json"):
+        try:
+            marks = json.loads(path.read_text())
+        except (OSError, ValueError):
+            continue
+        if isinstance(marks, list) and len(marks) > len(newest):
+            newest = marks
+    at: dict[str, list[float]] = {}
+    for m in newest:
+        if isinstance(m, dict) and isinstance(m.get("s"), (int, float)):
+            at.setdefault(str(m.get("mark")), []).append(float(m["s"]))
+    picks = {"first_open_s": ("open", min), "last_opened_s": ("opened", max),
+             "first_worker_s": ("first worker released", min), "written_s": ("written", max)}
+    return {k: fn(at[name]) for k, (name, fn) in picks.items() if name in at}
 
 
 def lock_held(run_dir: Path) -> dict:
@@ -366,6 +388,12 @@ def render(result: dict) -> str:
             e = part["edges"]
             lines.append(f"run edges ({name}): first job after {e['start_s']} s, jobs for "
                          f"{e['jobs_s']} s, {e['tail_s']} s after the last one")
+        if part and part.get("host"):
+            h = part["host"]
+            lines.append(f"host ({name}, s since kgb started): members opened "
+                         f"{h.get('first_open_s')}-{h.get('last_opened_s')}, first worker "
+                         f"released {h.get('first_worker_s')}, last report "
+                         f"{h.get('written_s')}")
         if part and part.get("lock"):
             lock = part["lock"]
             lines.append(f"timing lock ({name}): {lock['windows']} windows, held by jobs "

@@ -101,3 +101,22 @@ def test_the_runs_edges_come_from_its_job_files_times(tmp_path):
             os.utime(job / file, (at, at))
     assert bench.run_edges(tmp_path, 100.0, 134.5) == {"start_s": 3.0, "jobs_s": 27.0,
                                                        "tail_s": 4.5}
+
+
+def test_the_hosts_own_marks_come_from_the_newest_timeline(tmp_path):
+    """host_marks: the members' host_timeline.json files grow as the batch writes them; the
+    longest holds every mark; first open, last opened, first worker, last written."""
+    bench = _load("bench_throughput", ROOT / "scripts" / "bench_throughput.py")
+    assert bench.host_marks(tmp_path) == {}
+    early = [{"mark": "open", "s": 1.0}, {"mark": "opened", "s": 1.5},
+             {"mark": "written", "s": 9.0}]
+    full = early[:2] + [{"mark": "open", "s": 1.6}, {"mark": "opened", "s": 2.5},
+                        {"mark": "first worker released", "s": 3.25},
+                        {"mark": "written", "s": 9.0}, {"mark": "written", "s": 9.5}]
+    for name, marks in (("a", early), ("b", full)):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "host_timeline.json").write_text(json.dumps(marks))
+    (tmp_path / "c").mkdir()
+    (tmp_path / "c" / "host_timeline.json").write_text("not json")
+    assert bench.host_marks(tmp_path) == {"first_open_s": 1.0, "last_opened_s": 2.5,
+                                          "first_worker_s": 3.25, "written_s": 9.5}

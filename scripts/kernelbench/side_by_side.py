@@ -127,8 +127,8 @@ def main() -> int:
           f"{'kgb s':>7} {'verdict':>8} {'time ms':>8}")
     for row in rows[1:]:
         kb, kg = row["kernelbench"], row["kgb"]
-        print(f"{row['task']:34} {kb['wall_s']:>13} {str(kb.get('correctness')):>7} "
-              f"{kb.get('runtime_ms', '-'):>10} {kg['wall_s']:>7} {str(kg['verdict']):>8} "
+        print(f"{row['task']:34} {kb['wall_s']:>13} {kb.get('correctness')!s:>7} "
+              f"{kb.get('runtime_ms', '-'):>10} {kg['wall_s']:>7} {kg['verdict']!s:>8} "
               f"{kg['time_ms'] or '-':>8}")
     return 0
 
