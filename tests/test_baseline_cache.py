@@ -564,17 +564,23 @@ def test_the_reference_compiled_ahead_is_the_one_the_judgement_times(monkeypatch
     monkeypatch.setattr(speed, "capture_clocks", lambda: None)
     monkeypatch.setattr(speed, "L2Reset", lambda device: None)
     monkeypatch.setattr(speed.torch.cuda, "empty_cache", lambda: None)
-    monkeypatch.setattr(speed.Window, "take", lambda self: True)
-    monkeypatch.setattr(speed.Window, "give", lambda self: None)
+    grants: list[str] = []
+    monkeypatch.setattr(speed.Window, "take", lambda self: grants.append("take") or True)
+    monkeypatch.setattr(speed.Window, "give", lambda self: grants.append("give"))
     judgement = dataclasses.replace(ahead, ahead=False)
     result = speed.baselines(judgement, SimpleNamespace(), load_module(path, "ref_d"))
     assert [b.compile_ms for b in result] == [(0.5,) * 10] * 2
     assert len(compile_.made) == 1  # the same compiled function: its first calls hit
     assert compile_.made[0].calls[2:] == [("c0",), ("c1",)]  # the judgement's first calls
+    # compiled ahead: each case's first call is made inside its window, no grant of its own
+    assert grants.count("take") == 2
 
-    path.write_text("def reference(x): return x + 0")
-    speed.baselines(judgement, SimpleNamespace(), load_module(path, "ref_e"))
+    path.write_text("def reference(x): return x * 1")
+    grants.clear()
+    again = speed.baselines(judgement, SimpleNamespace(), load_module(path, "ref_e"))
+    assert [b.compile_error for b in again] == [None, None], again
     assert len(compile_.made) == 2  # another reference: compiled anew
+    assert grants.count("take") == 4  # its compiles, outside the windows: a grant after each
     for n in range(speed.COMPILED_KEPT + 1):
         other = tmp_path / f"r{n}.py"
         other.write_text(f"def reference(x): return x + {n + 1}")

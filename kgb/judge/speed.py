@@ -145,7 +145,7 @@ class Baselined:
         kept = _COMPILED.pop(self._key, None) if self._key is not None else None
         if kept is not None:  # the same objects as this process's earlier request
             self.eager = kept[0]
-        self._pair = kept if kept is not None else [self.eager, None]
+        self._pair = kept if kept is not None else [self.eager, None, set()]
         if self._key is not None:
             _COMPILED[self._key] = self._pair  # most recent last
             while len(_COMPILED) > COMPILED_KEPT:
@@ -156,6 +156,19 @@ class Baselined:
             _allow_recompiles()
             self._pair[1] = torch.compile(self._pair[0])
         return self._pair[1]
+
+    def mark_ahead(self, case: P.CaseSpec) -> None:
+        """Its compiled function has run on this case's shapes (a compile ahead)."""
+        self._pair[2].add(_shapes(case))
+
+    def ahead(self, case: P.CaseSpec) -> bool:
+        """Whether a compile ahead already ran the compiled function on these shapes: its
+        first call in the judgement compiles nothing, and needs no window of its own."""
+        return _shapes(case) in self._pair[2]
+
+
+def _shapes(case: P.CaseSpec) -> tuple:
+    return (tuple(sorted(case.dims.items())), case.dtype, case.mode, case.layout)
 
 
 def compile_ahead(request: P.JudgeRequest, inputs_module: ModuleType,
@@ -168,7 +181,8 @@ def compile_ahead(request: P.JudgeRequest, inputs_module: ModuleType,
     if not request.device.startswith("cuda") or request.baselines != "all":
         return 0
     specs = {c.id: c for c in request.cases}
-    compiled = Baselined(reference).compiled()
+    fns = Baselined(reference)
+    compiled = fns.compiled()
     started, done = time.monotonic(), 0
     for case_id in request.timed_cases:
         case = specs.get(case_id)
@@ -178,6 +192,7 @@ def compile_ahead(request: P.JudgeRequest, inputs_module: ModuleType,
             with torch.no_grad():
                 compiled(*_timed_inputs(request, inputs_module, case, 0))
             torch.cuda.synchronize()  # a judge answers after its last GPU work has ended
+            fns.mark_ahead(case)
             done += 1
         except Exception:  # the judgement meets it again and records it
             torch.cuda.synchronize()
@@ -260,11 +275,14 @@ def _timed_baselines(request: P.JudgeRequest, inputs_module: ModuleType,
             try:
                 compiled = fns.compiled()
                 with torch.no_grad():
-                    # compiled for this case's shapes first, the lock given back: the
-                    # compile is CPU work (seconds) the other jobs need not be frozen for
-                    window.give()
-                    _caller(compiled)(inputs_for(0))
-                    alone = window.take()
+                    if fns.ahead(case):  # compiled while the worker ran: a call, in the window
+                        _caller(compiled)(inputs_for(0))
+                    else:
+                        # compiled for this case's shapes first, the lock given back: the
+                        # compile is CPU work (seconds) the other jobs need not be frozen for
+                        window.give()
+                        _caller(compiled)(inputs_for(0))
+                        alone = window.take()
                     loop = time_loop(_caller(compiled), inputs_for, reset=reset,
                                      budget_ms=BASELINE_BUDGET_MS, keep=False, graph=graph)
                 if not alone:
