@@ -145,26 +145,27 @@ class Baselined:
         kept = _COMPILED.pop(self._key, None) if self._key is not None else None
         if kept is not None:  # the same objects as this process's earlier request
             self.eager = kept[0]
-        self._pair = kept if kept is not None else [self.eager, None, set()]
+        # [eager function, its torch.compile (made at first need), the shapes run ahead]
+        self._kept = kept if kept is not None else [self.eager, None, set()]
         if self._key is not None:
-            _COMPILED[self._key] = self._pair  # most recent last
+            _COMPILED[self._key] = self._kept  # most recent last
             while len(_COMPILED) > COMPILED_KEPT:
                 _COMPILED.pop(next(iter(_COMPILED)))
 
     def compiled(self) -> Any:
-        if self._pair[1] is None:
+        if self._kept[1] is None:
             _allow_recompiles()
-            self._pair[1] = torch.compile(self._pair[0])
-        return self._pair[1]
+            self._kept[1] = torch.compile(self._kept[0])
+        return self._kept[1]
 
     def mark_ahead(self, case: P.CaseSpec) -> None:
         """Its compiled function has run on this case's shapes (a compile ahead)."""
-        self._pair[2].add(_shapes(case))
+        self._kept[2].add(_shapes(case))
 
     def ahead(self, case: P.CaseSpec) -> bool:
         """Whether a compile ahead already ran the compiled function on these shapes: its
         first call in the judgement compiles nothing, and needs no window of its own."""
-        return _shapes(case) in self._pair[2]
+        return _shapes(case) in self._kept[2]
 
 
 def _shapes(case: P.CaseSpec) -> tuple:
