@@ -41,12 +41,16 @@ def suite(tmp_path_factory) -> Path:
 
 @contextmanager
 def serving(suite: Path, token: str | None = None, max_request_bytes: int = 1 << 20,
-            queue: int = 6, max_connections: int = 64, **verifier: object) -> Iterator[int]:
+            queue: int = 6, max_connections: int = 64, servers: list | None = None,
+            **verifier: object) -> Iterator[int]:
+    """A server on a free port (`servers` receives the server object, for its counters)."""
     settings = {"slots": 2, "device": "cpu", "sandbox": "process", **verifier}
     with Verifier(tasks=suite, **settings) as v:  # type: ignore[arg-type]
         server = KgbServer(ServeOptions(port=0, token=token, queue=queue,
                                         max_request_bytes=max_request_bytes,
                                         max_connections=max_connections), v)
+        if servers is not None:
+            servers.append(server)
         thread = threading.Thread(target=server.serve_forever, daemon=True)
         thread.start()
         try:
@@ -222,17 +226,29 @@ class Blocking:
         return (infra_result(request.tasks[0], "released"),)
 
 
+def _free_places(server, expected: int, within_s: float = 10.0) -> bool:
+    """Wait until the server holds the connections the test expects (a handler thread gives
+    its place back after its client has read the answer: on a busy machine, a while after)."""
+    deadline = time.monotonic() + within_s
+    while server.connections._value != expected:
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.01)
+    return True
+
+
 def test_admission_and_connection_caps_answer_503_at_once(suite):
-    blocking = Blocking()
-    with serving(suite, queue=0, max_connections=3, slots=1, executor=blocking) as port, \
-            ThreadPoolExecutor(1) as pool:
+    blocking, servers = Blocking(), []
+    with serving(suite, queue=0, max_connections=3, slots=1, executor=blocking,
+                 servers=servers) as port, ThreadPoolExecutor(1) as pool:
         first = pool.submit(post, port, {"task": "activation.relu", "source": RELU})
         assert blocking.started.wait(10)
         status, body = post(port, {"task": "activation.relu", "source": RELU})
         assert status == 503 and "busy" in body["error"]
+        assert _free_places(servers[0], 2)  # the refused request's place is back
         idle = [socket.create_connection(("127.0.0.1", port)) for _ in range(2)]
         try:  # the first request's connection and two idle ones fill the 3 places
-            time.sleep(0.3)
+            assert _free_places(servers[0], 0)
             status, body = call(port, "GET", "/v1/health")
             assert status == 503 and "too many connections" in body["error"]
         finally:
@@ -240,7 +256,7 @@ def test_admission_and_connection_caps_answer_503_at_once(suite):
                 sock.close()
         blocking.release.set()
         assert first.result(timeout=30)[0] == 503
-        time.sleep(0.3)
+        assert _free_places(servers[0], 3)
         assert call(port, "GET", "/v1/health")[0] == 200
 
 
