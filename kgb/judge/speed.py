@@ -8,6 +8,7 @@ subtracts."""
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -127,7 +128,14 @@ def baselines(request: P.JudgeRequest, inputs_module: ModuleType,
 # compile-ahead request (JudgeRequest.ahead) compiles for its timed cases' shapes while the
 # worker runs, and the judgement that follows times that very object, its dynamo cache warm.
 # Keyed by the reference file's bytes and the function's name; the last few tasks only.
-_COMPILED: dict[tuple[str, str], list[Any]] = {}
+@dataclass
+class _Kept:
+    eager: Any
+    compiled: Any = None  # its torch.compile, made at first need
+    ahead: set = field(default_factory=set)  # the shapes a compile ahead ran it on
+
+
+_COMPILED: dict[tuple[str, str], _Kept] = {}
 COMPILED_KEPT = 4
 
 
@@ -138,34 +146,33 @@ class Baselined:
     def __init__(self, reference: ModuleType) -> None:
         import hashlib
 
-        self.eager, self.source = baseline_function(reference)
+        eager, self.source = baseline_function(reference)
         path = getattr(reference, "__file__", None)
-        self._key = (hashlib.sha256(Path(path).read_bytes()).hexdigest(), self.source) \
+        key = (hashlib.sha256(Path(path).read_bytes()).hexdigest(), self.source) \
             if path else None
-        kept = _COMPILED.pop(self._key, None) if self._key is not None else None
-        if kept is not None:  # the same objects as this process's earlier request
-            self.eager = kept[0]
-        # [eager function, its torch.compile (made at first need), the shapes run ahead]
-        self._kept = kept if kept is not None else [self.eager, None, set()]
-        if self._key is not None:
-            _COMPILED[self._key] = self._kept  # most recent last
+        # the same objects as this process's earlier request on this file, if any
+        kept = _COMPILED.pop(key, None) if key is not None else None
+        self._kept = kept if kept is not None else _Kept(eager)
+        self.eager = self._kept.eager
+        if key is not None:
+            _COMPILED[key] = self._kept  # most recent last
             while len(_COMPILED) > COMPILED_KEPT:
                 _COMPILED.pop(next(iter(_COMPILED)))
 
     def compiled(self) -> Any:
-        if self._kept[1] is None:
+        if self._kept.compiled is None:
             _allow_recompiles()
-            self._kept[1] = torch.compile(self._kept[0])
-        return self._kept[1]
+            self._kept.compiled = torch.compile(self._kept.eager)
+        return self._kept.compiled
 
     def mark_ahead(self, case: P.CaseSpec) -> None:
         """Its compiled function has run on this case's shapes (a compile ahead)."""
-        self._kept[2].add(_shapes(case))
+        self._kept.ahead.add(_shapes(case))
 
     def ahead(self, case: P.CaseSpec) -> bool:
         """Whether a compile ahead already ran the compiled function on these shapes: its
         first call in the judgement compiles nothing, and needs no window of its own."""
-        return _shapes(case) in self._kept[2]
+        return _shapes(case) in self._kept.ahead
 
 
 def _shapes(case: P.CaseSpec) -> tuple:

@@ -366,6 +366,13 @@ def _judge_request(job: Job, plan: P.PlanRecord, job_dir: Path, launch: _Launch,
         outputs_ident=launch.held.ident if launch.held else ())
 
 
+def planned_timing(plan: P.PlanRecord) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The cases the worker will time, and those it will time as CUDA graphs, as the plan
+    says before it runs (the worker's result says which it did)."""
+    timed = tuple(c.id for c in plan.cases if c.timeable)
+    return timed, timed if plan.cuda_graph else ()
+
+
 def compiles_ahead(job: Job, plan: P.PlanRecord, ctx: JobContext) -> bool:
     """Whether this job's judge compiles the reference for its timed cases while the worker
     runs (issue 24: a cold judge's torch.compile was 5-13 s of a job's path after the worker,
@@ -376,13 +383,13 @@ def compiles_ahead(job: Job, plan: P.PlanRecord, ctx: JobContext) -> bool:
     if not plan.timing or ctx.baselines != "all" or ctx.shares.for_ahead(job.device) is None \
             or ctx.again is not None:  # run again (out of GPU memory, say): as before
         return False
-    timed = tuple(c.id for c in plan.cases if c.timeable)
+    timed, graphs = planned_timing(plan)
     if not timed:
         return False
     if ctx.baseline_cache is None:
         return True
-    keys = ctx.baseline_cache.keys(job.task.id, job.task.folder, plan.cases, timed,
-                                   timed if plan.cuda_graph else (), "all", job.device)
+    keys = ctx.baseline_cache.keys(job.task.id, job.task.folder, plan.cases, timed, graphs,
+                                   "all", job.device)
     wanted = [key for (_, kind), key in keys.items() if kind == "compile"]
     return not wanted or any(not isinstance(ctx.baseline_cache.store.get(key), Entry)
                              for key in wanted)
@@ -395,12 +402,12 @@ class _Ahead:
 
     def __init__(self, job: Job, plan: P.PlanRecord, job_dir: Path, ctx: JobContext,
                  share: GpuShare | None, reservation: Reservation) -> None:
-        timed = tuple(c.id for c in plan.cases if c.timeable)
+        timed, graphs = planned_timing(plan)
         request = P.JudgeRequest(
             job_dir=str(job_dir), task_dir=str(job.task.folder), device=job.device,
             cases=plan.cases, layout_inputs=job.task.strided_inputs,
             seed_input=job.task.seed_input, claims=(), timed_cases=timed,
-            baselines=ctx.baselines, graph_cases=timed if plan.cuda_graph else (), ahead=True)
+            baselines=ctx.baselines, graph_cases=graphs, ahead=True)
         # the GPU's memory that ran out may have been the judge's: the job runs again without
         (job_dir / P.AHEAD_FILE).write_text("the judge compiled the reference beside the worker\n")
         self.cancel = threading.Event()
