@@ -8,6 +8,7 @@ import json
 import shutil
 import sys
 import threading
+import time
 from types import SimpleNamespace
 
 import psutil
@@ -296,9 +297,19 @@ def test_a_judge_that_will_compile_imports_dynamo_before_its_first_request(finis
     pool.compiles = True
     with pool.reserve("cpu") as reservation:
         judge = pool._idle[0]
-        assert psutil.Process(judge.pid).cmdline()[-1] == "compile"
+        assert _argv(judge.pid)[-1] == "compile"
         assert pool.judge(_request(_copy(finished_job, tmp_path, "c")), 300,
                           threading.Event(), reservation=reservation) == "ok"
     pool.compiles = False
     pool.prestart("cpu")
-    assert psutil.Process(pool._idle[-1].pid).cmdline()[-1] == "cpu"
+    assert _argv(pool._idle[-1].pid)[-1] == "cpu"
+
+
+def _argv(pid):
+    """A just-started judge's argv. Popen returns once the child's exec has begun, and until
+    the kernel has set up the new program's arguments /proc/PID/cmdline reads empty (CI saw
+    it once): wait for them instead of indexing an empty list."""
+    deadline = time.monotonic() + 10
+    while not (argv := psutil.Process(pid).cmdline()) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return argv

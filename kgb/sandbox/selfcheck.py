@@ -236,9 +236,19 @@ def check_host_files(h: Harness) -> tuple[str, str]:
                     f"{Path.home()} shows {listing if listing is not None else 'nothing'}")
 
 
+_DECOY = """import os, time
+parent, end = os.getppid(), time.monotonic() + 120
+while os.getppid() == parent and time.monotonic() < end:
+    time.sleep(0.2)"""
+
+
 def check_host_processes(h: Harness) -> tuple[str, str]:
-    decoy = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)", h.marker],
-                             env={"KGB_DECOY": h.marker}, stdin=subprocess.DEVNULL)
+    # The decoy holds none of kgb's pipes and ends when kgb does: a Ctrl-C landing inside
+    # Popen, before `try`, would otherwise leave it asleep with the caller's stderr open
+    # (a test's communicate() then waited the whole 120 s).
+    decoy = subprocess.Popen([sys.executable, "-c", _DECOY, h.marker],
+                             env={"KGB_DECOY": h.marker}, stdin=subprocess.DEVNULL,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         result, facts, _ = h.run("processes", {"reversed_marker": h.marker[::-1]})
     finally:
