@@ -33,23 +33,27 @@ def collect(device: str, sandbox_description: dict) -> dict:
         env.update(device_name="CPU (Triton interpreter)", interpreter=True,
                    timings_meaningful=False)
     else:
-        import torch
-
-        index = int(device.split(":")[1])
-        props = torch.cuda.get_device_properties(index)
-        env.update(device_name=props.name, interpreter=False, timings_meaningful=True,
-                   cuda=torch.version.cuda, sm_count=props.multi_processor_count,
-                   memory_bytes=props.total_memory, driver=_driver_version())
+        env.update(_gpu_facts(int(device.split(":")[1])), interpreter=False,
+                   timings_meaningful=True)
     env["argv"] = sys.argv[1:]
     return env
 
 
-def _driver_version() -> str | None:
-    try:
-        import subprocess
+def _gpu_facts(index: int) -> dict[str, Any]:
+    """The GPU from NVML and torch's files (kgb.runner.host_gpus) — importing torch and
+    starting CUDA for this cost seconds at the end of every GPU run — or from torch where
+    NVML cannot stand in for it. `cuda`: the CUDA torch was built with."""
+    from kgb.runner.host_gpus import driver_version, nvml_gpus, torch_cuda_version
 
-        out = subprocess.run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
-                             capture_output=True, text=True, timeout=10)
-        return out.stdout.strip().splitlines()[0] if out.returncode == 0 else None
-    except (OSError, IndexError, subprocess.SubprocessError):
-        return None
+    gpus = nvml_gpus()
+    if gpus is not None:
+        gpu = gpus[index]
+        return dict(device_name=gpu.name, memory_bytes=gpu.memory_bytes,
+                    compute_capability=gpu.compute_capability, cuda=torch_cuda_version(),
+                    driver=driver_version())
+    import torch
+
+    props = torch.cuda.get_device_properties(index)
+    return dict(device_name=props.name, memory_bytes=props.total_memory,
+                compute_capability=f"{props.major}.{props.minor}", cuda=torch.version.cuda,
+                driver=driver_version())

@@ -77,13 +77,12 @@ def timing_method() -> str:
 
 
 def software_key() -> dict[str, Any]:
-    """Versions a baseline's time depends on (torch is already loaded on a GPU run)."""
-    import torch
-
+    """Versions a baseline's time depends on, read without importing torch (seconds on the
+    first job's path): torch's own version file and the installed packages' metadata."""
     from kgb.report.environment import version
+    from kgb.runner.host_gpus import cudnn_version, torch_cuda_version
 
-    cudnn = torch.backends.cudnn.version() if torch.backends.cudnn.is_available() else None
-    return {"torch": str(torch.__version__), "cuda": torch.version.cuda, "cudnn": cudnn,
+    return {"torch": version("torch"), "cuda": torch_cuda_version(), "cudnn": cudnn_version(),
             "triton": version("triton"), "python": platform.python_version(),
             "timing": timing_method()}
 

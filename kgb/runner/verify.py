@@ -25,6 +25,7 @@ from kgb.runner import journal
 from kgb.runner.execute import JobContext
 from kgb.runner.gpu_share import Shares
 from kgb.runner.host_clock import mark, write_timeline
+from kgb.runner.host_gpus import nvml_gpus
 from kgb.runner.judge_pool import JudgePool
 from kgb.runner.missing import missing_entry
 from kgb.runner.plan import Job, plan_jobs
@@ -96,9 +97,7 @@ def resolve_device(requested: str) -> str:
     # cuda:N must name the same GPU for torch here, for the judge and for the sandbox's device
     # binding (which goes by PCI bus order).
     os.environ.setdefault("CUDA_DEVICE_ORDER", "PCI_BUS_ID")
-    import torch
-
-    if torch.cuda.is_available():
+    if gpu_count():
         return "cuda:0"
     if requested == "cuda":
         raise BadInput("--device cuda: no CUDA device is visible; use --device cpu or auto")
@@ -151,10 +150,30 @@ def resolve_slots(device: str, devices: str | None, jobs: int,
     return tuple(slot for _ in range(jobs) for slot in _gpu_slots(devices))
 
 
-def _gpu_slots(devices: str | None) -> tuple[str, ...]:
+def gpu_count() -> int:
+    """How many GPUs torch would see: NVML's count where it can stand in for torch
+    (kgb.runner.host_gpus: milliseconds, against seconds for torch's import and CUDA's start
+    on the first job's path), else torch's."""
+    gpus = nvml_gpus()
+    if gpus is not None:
+        return len(gpus)
     import torch
 
-    count = torch.cuda.device_count()
+    return torch.cuda.device_count()
+
+
+def gpu_name(index: int) -> str:
+    """cuda:`index`'s name, as torch.cuda.get_device_name gives it (NVML, else torch)."""
+    gpus = nvml_gpus()
+    if gpus is not None:
+        return gpus[index].name
+    import torch
+
+    return torch.cuda.get_device_name(index)
+
+
+def _gpu_slots(devices: str | None) -> tuple[str, ...]:
+    count = gpu_count()
     if devices is None:
         return ("cuda:0",)
     if devices.strip() == "all":
@@ -222,20 +241,16 @@ def device_identity(slots: tuple[str, ...]) -> str:
     """What a resumed run must match: the CPU, or the GPU model (not how many were used)."""
     if slots[0] == "cpu":
         return "cpu"
-    import torch
-
-    return "cuda:" + torch.cuda.get_device_name(int(slots[0].split(":")[1]))
+    return "cuda:" + gpu_name(int(slots[0].split(":")[1]))
 
 
 def device_peaks(slots: tuple[str, ...]) -> tuple | None:
     """(roofline-floor peaks, efficiency peaks) of the run's GPU model, or None on the CPU."""
     if slots[0] == "cpu":
         return None
-    import torch
-
     from kgb.bench.hw import efficiency_peaks, floor_peaks
 
-    name = torch.cuda.get_device_name(int(slots[0].split(":")[1]))
+    name = gpu_name(int(slots[0].split(":")[1]))
     return floor_peaks(name), efficiency_peaks(name)
 
 
