@@ -107,6 +107,28 @@ def nvml_gpus() -> tuple[HostGpu, ...] | None:
         return None
 
 
+def gpu_count() -> int:
+    """How many GPUs torch would see: NVML's count where it can stand in for torch
+    (milliseconds, against seconds for torch's import and CUDA's start on the first job's
+    path), else torch's."""
+    gpus = nvml_gpus()
+    if gpus is not None:
+        return len(gpus)
+    import torch
+
+    return torch.cuda.device_count()
+
+
+def gpu_name(index: int) -> str:
+    """cuda:`index`'s name, as torch.cuda.get_device_name gives it (NVML, else torch)."""
+    gpus = nvml_gpus()
+    if gpus is not None:
+        return gpus[index].name
+    import torch
+
+    return torch.cuda.get_device_name(index)
+
+
 def _mig_enabled(pynvml, handle) -> bool:
     try:
         current, _pending = pynvml.nvmlDeviceGetMigMode(handle)

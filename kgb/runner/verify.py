@@ -25,7 +25,7 @@ from kgb.runner import journal
 from kgb.runner.execute import JobContext
 from kgb.runner.gpu_share import Shares
 from kgb.runner.host_clock import mark, write_timeline
-from kgb.runner.host_gpus import nvml_gpus
+from kgb.runner.host_gpus import gpu_count, gpu_name
 from kgb.runner.judge_pool import JudgePool
 from kgb.runner.missing import missing_entry
 from kgb.runner.plan import Job, plan_jobs
@@ -148,28 +148,6 @@ def resolve_slots(device: str, devices: str | None, jobs: int,
             raise BadInput("--devices applies to GPU runs; on the CPU use --jobs N")
         return ("cpu",) * jobs
     return tuple(slot for _ in range(jobs) for slot in _gpu_slots(devices))
-
-
-def gpu_count() -> int:
-    """How many GPUs torch would see: NVML's count where it can stand in for torch
-    (kgb.runner.host_gpus: milliseconds, against seconds for torch's import and CUDA's start
-    on the first job's path), else torch's."""
-    gpus = nvml_gpus()
-    if gpus is not None:
-        return len(gpus)
-    import torch
-
-    return torch.cuda.device_count()
-
-
-def gpu_name(index: int) -> str:
-    """cuda:`index`'s name, as torch.cuda.get_device_name gives it (NVML, else torch)."""
-    gpus = nvml_gpus()
-    if gpus is not None:
-        return gpus[index].name
-    import torch
-
-    return torch.cuda.get_device_name(index)
 
 
 def _gpu_slots(devices: str | None) -> tuple[str, ...]:
