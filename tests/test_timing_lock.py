@@ -708,3 +708,32 @@ def test_a_freeze_spanning_go_credits_the_job_only_its_own_seconds():
     credit = float(said[-1].split()[1])
     assert 0.15 <= credit < before, (credit, before)  # the seconds after `go` only
     assert abs(held.frozen_s - (before + credit)) < 1e-6
+
+
+def test_timing_lock_json_keeps_each_window_in_grant_order_with_the_holders_queued():
+    """timing_lock.json's timeline: when each holder asked, was granted and gave the lock
+    back, its freeze and drain, and how many holders were already waiting at its release —
+    what says whether grants follow one another (each then thaws the others only for the
+    next to freeze them again)."""
+    drains = []
+    share = GpuShare("cpu", drain=lambda bound_s: drains.append(bound_s) or True)
+    first, second = share.join("job a", _Box()), share.join("job b", _Box())
+    assert share.acquire(first, 30.0) is True
+    granted = threading.Event()
+    waiter = threading.Thread(target=lambda: share.acquire(second, 30.0) and granted.set())
+    waiter.start()
+    deadline = time.monotonic() + 10
+    while share._waiters == 0 and time.monotonic() < deadline:  # b is queued behind a
+        time.sleep(0.01)
+    time.sleep(0.05)
+    share.release(first)
+    assert granted.wait(10)
+    share.release(second)
+    waiter.join()
+    summary = Shares((("cuda:0", share),)).summary()["cuda:0"]
+    columns, rows = summary["timeline_columns"], summary["timeline"]
+    a, b = (dict(zip(columns, row)) for row in rows)
+    assert (a["holder"], a["waiting_at_release"], b["waiting_at_release"]) == ("job", 1, 0)
+    assert a["asked"] == 0.0 and a["asked"] <= a["granted"] <= a["ended"]
+    assert b["asked"] < a["ended"] <= b["granted"] <= b["ended"]  # it asked while a held
+    assert len(drains) == 2  # each grant with another tenant in flight drained

@@ -51,6 +51,8 @@ class Window:
     revoked: bool  # taken back at the holder's bound
     freeze_s: float = 0.0  # stopping the others, before the grant (a window's fixed cost)
     drain_s: float = 0.0  # then waiting for the GPU to show idle
+    asked: float = 0.0  # when the holder asked for the lock (it waited until the freeze)
+    waiting: int = 0  # holders already waiting for the lock when this one gave it back
 
 
 class Tenant:
@@ -131,6 +133,8 @@ class GpuShare:
         self._generation = 0
         self._releasing = False  # the holder's release is thawing the others
         self._costs = (0.0, 0.0)  # the current grant's freeze and drain seconds
+        self._asked = 0.0  # when the current holder asked
+        self._waiters = 0  # tenants inside acquire, waiting for the holder's release
         self.windows: list[Window] = []
 
     def join(self, name: str, box: Freezable | None,
@@ -172,14 +176,19 @@ class GpuShare:
         """Wait for the lock, freeze every other tenant and drain the GPU; whether the window
         is exclusive (False: the GPU did not drain within the bound), None if the tenant left
         or the run stopped before it was granted. Revoked after `bound_s`."""
+        asked = time.monotonic()
         with self._cond:
-            while self._holder is not None:
-                if tenant.left or (cancel is not None and cancel.is_set()):
-                    return None
-                self._cond.wait(WAIT_POLL_S)
+            self._waiters += 1
+            try:
+                while self._holder is not None:
+                    if tenant.left or (cancel is not None and cancel.is_set()):
+                        return None
+                    self._cond.wait(WAIT_POLL_S)
+            finally:
+                self._waiters -= 1
             if tenant.left:
                 return None
-            self._holder = tenant
+            self._holder, self._asked = tenant, asked
             self._generation += 1
             generation = self._generation
             others = [t for t in self._tenants if t is not tenant]
@@ -207,7 +216,8 @@ class GpuShare:
             self._releasing = True
             others = [t for t in self._tenants if t is not tenant]
             self.windows.append(Window(tenant.name, self._granted_at, time.monotonic(),
-                                       self._exclusive, revoked, *self._costs))
+                                       self._exclusive, revoked, *self._costs, self._asked,
+                                       self._waiters))
         for other in others:
             other.thaw()
         with self._cond:
@@ -362,5 +372,21 @@ class Shares:
                               for k, row in by_holder.items()},
                 # which holders a run's serial seconds went to (a judge's cold baselines?)
                 "longest": [[w.holder, round(w.end - w.start, 3), round(w.drain_s, 3)]
-                            for w in longest]}
+                            for w in longest],
+                # every window in grant order, seconds from the first ask: whether grants
+                # follow one another with holders queued (each then thaws the others only for
+                # the next to freeze them again), and where the drains fall
+                "timeline_columns": list(TIMELINE_COLUMNS),
+                "timeline": _timeline(windows)}
         return out
+
+
+TIMELINE_COLUMNS = ("holder", "asked", "granted", "ended", "freeze_s", "drain_s",
+                    "waiting_at_release")
+
+
+def _timeline(windows: list[Window]) -> list[list]:
+    zero = min((w.asked for w in windows), default=0.0)
+    return [["judge" if w.holder.startswith("judge ") else "job",
+             round(w.asked - zero, 3), round(w.start - zero, 3), round(w.end - zero, 3),
+             round(w.freeze_s, 3), round(w.drain_s, 3), w.waiting] for w in windows]
