@@ -737,3 +737,54 @@ def test_timing_lock_json_keeps_each_window_in_grant_order_with_the_holders_queu
     assert a["asked"] == 0.0 and a["asked"] <= a["granted"] <= a["ended"]
     assert b["asked"] < a["ended"] <= b["granted"] <= b["ended"]  # it asked while a held
     assert len(drains) == 2  # each grant with another tenant in flight drained
+
+
+def _queue_behind(share, holder, waiter, cancel=None):
+    """`waiter` asks for the lock while `holder` has it; returns its thread and grant list."""
+    got: list = []
+    thread = threading.Thread(target=lambda: got.append(share.acquire(waiter, 30.0, cancel)))
+    thread.start()
+    deadline = time.monotonic() + 10
+    while share._waiters == 0 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return thread, got
+
+
+def test_a_release_with_a_holder_queued_keeps_the_others_frozen_for_its_window():
+    """Holder b queued behind a: a's release thaws nobody (b would freeze them again at
+    once); a itself is frozen for b's window and the GPU drained for b as for any grant;
+    the bystander is frozen once and thawed once, when the last window ends."""
+    drains = []
+    share = GpuShare("cpu", drain=lambda bound_s: drains.append(bound_s) or True)
+    boxes = {name: _Box() for name in ("a", "b", "bystander")}
+    tenants = {name: share.join(name, box) for name, box in boxes.items()}
+    assert share.acquire(tenants["a"], 30.0) is True
+    thread, got = _queue_behind(share, tenants["a"], tenants["b"])
+    share.release(tenants["a"])
+    thread.join(10)
+    assert got == [True] and share.holder() == "b"
+    assert boxes["bystander"].events == ["freeze"]  # still frozen: no thaw between windows
+    assert boxes["b"].events == ["freeze", "thaw"]  # frozen behind a, thawed at its grant
+    assert boxes["a"].events == ["freeze"]  # frozen anew for b's window
+    assert len(drains) == 2
+    share.release(tenants["b"])
+    assert boxes["bystander"].events == ["freeze", "thaw"]
+    assert boxes["a"].events == ["freeze", "thaw"] and boxes["b"].events == ["freeze", "thaw"]
+    assert [w.waiting for w in share.windows] == [1, 0]
+
+
+def test_the_frozen_are_thawed_when_the_queued_holder_gives_up():
+    """b's job ends while it waits behind a: a's release left the others frozen for b, and
+    b's giving up thaws them (nothing would otherwise)."""
+    share = GpuShare("cpu", drain=lambda bound_s: True)
+    boxes = {name: _Box() for name in ("a", "b", "bystander")}
+    tenants = {name: share.join(name, box) for name, box in boxes.items()}
+    assert share.acquire(tenants["a"], 30.0) is True
+    thread, got = _queue_behind(share, tenants["a"], tenants["b"])
+    tenants["b"].left = True  # its job ended; b sees it at its next poll, after a's release
+    share.release(tenants["a"])  # (at once) still counts b queued
+    thread.join(10)
+    assert got == [None] and share.holder() is None
+    assert share.windows[0].waiting == 1  # the release did leave them frozen for b
+    assert boxes["bystander"].events == ["freeze", "thaw"]
+    assert boxes["b"].events == ["freeze", "thaw"]

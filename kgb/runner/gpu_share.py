@@ -180,18 +180,20 @@ class GpuShare:
         with self._cond:
             self._waiters += 1
             try:
-                while self._holder is not None:
-                    if tenant.left or (cancel is not None and cancel.is_set()):
-                        return None
+                while self._holder is not None and not tenant.left and \
+                        not (cancel is not None and cancel.is_set()):
                     self._cond.wait(WAIT_POLL_S)
             finally:
                 self._waiters -= 1
-            if tenant.left:
-                return None
-            self._holder, self._asked = tenant, asked
-            self._generation += 1
-            generation = self._generation
-            others = [t for t in self._tenants if t is not tenant]
+            granted = self._holder is None and not tenant.left
+            if granted:
+                self._holder, self._asked = tenant, asked
+                self._generation += 1
+                generation = self._generation
+                others = [t for t in self._tenants if t is not tenant]
+        if not granted:
+            self._thaw_if_unheld()  # a release left the others frozen for this waiter
+            return None
         began = time.monotonic()
         frozen = all([other.freeze() for other in others])  # every one, even after a failure
         stopped = time.monotonic()
@@ -199,6 +201,7 @@ class GpuShare:
         # process; a judge answers after its last synchronising call): the grant is what a
         # GPU of its own gives, and NVML's sampled idle (~0.18 s a grant on an H200) is saved.
         exclusive = frozen and (not others or self.drain(self.drain_bound_s))
+        tenant.thaw()  # held frozen through the window it queued behind (see release)
         with self._cond:
             self._granted_at, self._exclusive = time.monotonic(), exclusive
             self._costs = (stopped - began, self._granted_at - stopped)
@@ -209,20 +212,37 @@ class GpuShare:
 
     def release(self, tenant: Tenant, revoked: bool = False) -> None:
         """The holder gives the lock back: every frozen tenant is told its frozen seconds and
-        thawed. A release by anyone but the holder does nothing."""
+        thawed — unless another holder is already waiting. Then they stay frozen for its
+        window (it would freeze them again at once, and what they launched in between would
+        lengthen its drain); only the holder that gave it back is frozen anew, and the GPU
+        drained as for every grant. A release by anyone but the holder does nothing."""
         with self._cond:
             if self._holder is not tenant or self._releasing:  # once: a revoke races a leave
                 return
             self._releasing = True
             others = [t for t in self._tenants if t is not tenant]
+            queued = self._waiters
             self.windows.append(Window(tenant.name, self._granted_at, time.monotonic(),
                                        self._exclusive, revoked, *self._costs, self._asked,
-                                       self._waiters))
-        for other in others:
-            other.thaw()
+                                       queued))
+        if not queued:
+            for other in others:
+                other.thaw()
         with self._cond:
             self._holder, self._releasing = None, False
             self._cond.notify_all()
+        if queued:  # the waiters may all have gone meanwhile (a cancelled run)
+            self._thaw_if_unheld()
+
+    def _thaw_if_unheld(self) -> None:
+        """Thaw every frozen tenant when no one holds the lock or waits for it: the frozen
+        were kept so for a waiter that then gave up (its job ended, the run stopped)."""
+        with self._cond:
+            if self._holder is not None or self._waiters or self._releasing:
+                return
+            frozen = [t for t in self._tenants if t.frozen_since is not None]
+        for other in frozen:
+            other.thaw()
 
     def _revoke(self, tenant: Tenant, generation: int) -> None:
         with self._cond:
