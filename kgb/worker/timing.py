@@ -6,6 +6,7 @@ re-check; one more call runs under the profiler for the second clock and the ker
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -27,19 +28,28 @@ def timed_cases(spec: P.JobSpec, records: list[P.CaseRecord], task_inputs: Any,
     reset = L2Reset(torch.device(spec.device))
     timed = []
     window = _Window(channel)
+    later = _Later(spec)
     try:
         for index, (case, record) in enumerate(zip(spec.cases, records)):
             if not _timeable(case, record):
                 continue
-            timed.append(_time_case(spec, index, case, task_inputs, entry, window, reset))
+            timed.append(_time_case(spec, index, case, task_inputs, entry, window, reset,
+                                    later))
     finally:
         window.give()
-    return tuple(timed)
+    unsaved = later.save()  # outside the window: the other jobs run meanwhile
+    return tuple(replace(t, unsaved=unsaved[t.case]) if t.case in unsaved else t
+                 for t in timed)
 
 
 # Kept outputs up to this size are saved inside the timing window (milliseconds); larger ones
 # are saved with the lock given back, so the other jobs on the GPU are not frozen meanwhile.
 SAVE_IN_WINDOW_BYTES = 64 << 20
+# On a shared GPU, larger kept outputs up to this much in all are copied on the device inside
+# the window (milliseconds) and saved after it: giving the lock back to save and taking it
+# again for the profiled call cost a grant per case (every other job frozen, the GPU
+# drained: ~0.3 s of the GPU's serial time each on an H200, run 25).
+COPY_IN_WINDOW_BYTES = 2 << 30
 
 
 class _Window:
@@ -48,14 +58,14 @@ class _Window:
     drain, so a job asks once for its run of timed cases rather than twice per case (an
     H200 run: ~60 grants for matmul's 30 timed cases left three jobs sharing the GPU barely
     faster than one at a time, docs/gpu.md run 19). Where the GPU is not shared the channel
-    answers at once and nothing is held."""
+    answers at once and nothing is held. `shared`: a grant came (the GPU is shared)."""
 
     def __init__(self, channel: Channel) -> None:
-        self.channel, self.held = channel, False
+        self.channel, self.held, self.shared = channel, False, False
 
     def take(self) -> None:
         if not self.held:
-            self.channel.lock()
+            self.shared = self.channel.lock() or self.shared
             self.held = True
 
     def give(self) -> None:
@@ -70,6 +80,58 @@ class _Window:
         self.channel.mark(label)
 
 
+class _Later:
+    """Kept timed outputs copied on the device inside the window, saved once it is given
+    back (COPY_IN_WINDOW_BYTES): private copies, so a kernel that reuses its output buffer in
+    the profiled call or the next case does not change what the judge re-checks."""
+
+    def __init__(self, spec: P.JobSpec) -> None:
+        self.spec = spec
+        self.copies: list[tuple[str, int, int, tuple]] = []  # case id, case index, rep, outputs
+        self.nbytes = 0
+
+    def hold(self, case: str, index: int, kept: list[int], outputs: list, size: int) -> bool:
+        """Copy the kept calls' outputs if they fit the budget and the device's memory."""
+        import torch
+
+        if self.nbytes + size > COPY_IN_WINDOW_BYTES:
+            return False
+        try:
+            copies = [(case, index, rep, tuple(o.clone() for o in as_items(outputs[rep])))
+                      for rep in kept]
+        except torch.cuda.OutOfMemoryError:
+            return False
+        self.copies += copies
+        self.nbytes += size
+        return True
+
+    def save(self) -> dict[str, str]:
+        """Save every held copy; per case, what could not be saved (as `_save_kept`)."""
+        unsaved: dict[str, str] = {}
+        for case, index, rep, items in self.copies:
+            if case not in unsaved:
+                problem = _save_one(self.spec, index, rep, items)
+                if problem is not None:
+                    unsaved[case] = problem
+        self.copies, self.nbytes = [], 0
+        return unsaved
+
+
+def _save_one(spec: P.JobSpec, index: int, rep: int, items: tuple) -> str | None:
+    """Save one kept call's outputs; what could not be saved (the folder is full), or None.
+    Any other failure ends the worker: only a full folder is kgb's problem, and the judge
+    then misses this re-check (the trusted side decides)."""
+    if not all(t == P.PLAIN_TENSOR for t in type_names(items)):
+        return None
+    try:
+        save_outputs(tuple(items), Path(spec.out_dir) / P.timed_file(index, rep))
+    except Exception as exc:
+        if not out_of_room(exc):
+            raise
+        return f"timed call {rep}: {str(exc)[:200]}"
+    return None
+
+
 def _timeable(case: P.CaseSpec, record: P.CaseRecord) -> bool:
     if not case.timeable:
         return False
@@ -79,7 +141,8 @@ def _timeable(case: P.CaseSpec, record: P.CaseRecord) -> bool:
 
 
 def _time_case(spec: P.JobSpec, index: int, case: P.CaseSpec, task_inputs: Any,
-               entry: Callable, window: _Window, reset: L2Reset) -> P.TimedCase:
+               entry: Callable, window: _Window, reset: L2Reset,
+               later: _Later | None = None) -> P.TimedCase:
     import torch
 
     def inputs_for(rep: int) -> tuple:
@@ -98,8 +161,9 @@ def _time_case(spec: P.JobSpec, index: int, case: P.CaseSpec, task_inputs: Any,
 
     # On a shared GPU the timing loop and the profiled call run under the GPU's timing lock,
     # every other job on it frozen (kgb/runner/gpu_share.py), held on into the next case.
-    # The kept outputs are saved before the profiled call, as on a GPU of its own (a kernel
-    # that reuses its output buffer would overwrite them); a large save gives the lock back.
+    # The kept outputs are saved (or copied, `_Later`) before the profiled call, as on a GPU
+    # of its own (a kernel that reuses its output buffer would overwrite them); a large save
+    # that is not copied gives the lock back.
     window.take()
     loop = time_loop(call, inputs_for, reset=reset,
                      mark=lambda what: window.mark(f"{what} {case.id}"),
@@ -107,18 +171,16 @@ def _time_case(spec: P.JobSpec, index: int, case: P.CaseSpec, task_inputs: Any,
     prints = [outputs_fingerprint(as_items(out)) for out in loop.outputs]
     nbytes = output_bytes(loop.outputs[0]) if loop.outputs else 0
     kept = window.commit(case.id, prints, nbytes)
-    if nbytes * len(kept) > SAVE_IN_WINDOW_BYTES:
-        window.give()
+    size = nbytes * len(kept)
     unsaved = None
-    for rep in kept:
-        items = as_items(loop.outputs[rep])
-        if all(t == P.PLAIN_TENSOR for t in type_names(items)):
-            try:
-                save_outputs(tuple(items), Path(spec.out_dir) / P.timed_file(index, rep))
-            except Exception as exc:  # the judge then misses this re-check: the trusted side
-                if not out_of_room(exc):  # decides, and only a full folder is kgb's problem
-                    raise
-                unsaved = f"timed call {rep}: {str(exc)[:200]}"
+    held = size > SAVE_IN_WINDOW_BYTES and window.shared and later is not None and \
+        later.hold(case.id, index, kept, loop.outputs, size)
+    if not held:
+        if size > SAVE_IN_WINDOW_BYTES:
+            window.give()
+        for rep in kept:
+            unsaved = _save_one(spec, index, rep, as_items(loop.outputs[rep]))
+            if unsaved is not None:
                 break
     loop.outputs.clear()
     warm = inputs_for(0)
