@@ -788,3 +788,27 @@ def test_the_frozen_are_thawed_when_the_queued_holder_gives_up():
     assert share.windows[0].waiting == 1  # the release did leave them frozen for b
     assert boxes["bystander"].events == ["freeze", "thaw"]
     assert boxes["b"].events == ["freeze", "thaw"]
+
+
+def test_two_holders_asking_in_turn_keep_the_others_frozen_for_a_bounded_chain(monkeypatch):
+    """Two jobs that ask for the lock again and again would hand it to each other while the
+    rest stay frozen: after CHAIN_MAX windows in a row the others are thawed anyway."""
+    from kgb.runner import gpu_share
+
+    monkeypatch.setattr(gpu_share, "CHAIN_MAX", 3)
+    share = GpuShare("cpu", drain=lambda bound_s: True)
+    bystander = _Box()
+    a, b = share.join("a", _Box()), share.join("b", _Box())
+    share.join("bystander", bystander)
+    assert share.acquire(a, 30.0) is True
+    holder, other = a, b
+    for release in range(1, 5):
+        thread, got = _queue_behind(share, holder, other)
+        share.release(holder)
+        thread.join(10)
+        assert got == [True]
+        thawed = bystander.events.count("thaw")
+        assert thawed == (1 if release == 4 else 0), (release, bystander.events)
+        holder, other = other, holder
+    share.release(holder)
+    assert bystander.events.count("thaw") == 2 and share.holder() is None

@@ -26,6 +26,7 @@ from typing import Any, Protocol
 DRAIN_BOUND_S = 2.0  # how long a grant waits for the frozen jobs' queued kernels to finish
 DRAIN_POLL_S = 0.005
 WAIT_POLL_S = 0.1
+CHAIN_MAX = 8  # windows in a row that keep the other tenants frozen (GpuShare.release)
 LONGEST = 12  # the longest windows named in timing_lock.json
 
 
@@ -135,6 +136,7 @@ class GpuShare:
         self._costs = (0.0, 0.0)  # the current grant's freeze and drain seconds
         self._asked = 0.0  # when the current holder asked
         self._waiters = 0  # tenants inside acquire, waiting for the holder's release
+        self._chained = 0  # releases in a row that left the others frozen for a waiter
         self.windows: list[Window] = []
 
     def join(self, name: str, box: Freezable | None,
@@ -221,10 +223,14 @@ class GpuShare:
                 return
             self._releasing = True
             others = [t for t in self._tenants if t is not tenant]
-            queued = self._waiters
+            # at most CHAIN_MAX windows in a row keep the others frozen: two jobs that ask
+            # again and again would otherwise hand the lock to each other while the rest wait
+            waiting = self._waiters
+            queued = waiting if self._chained < CHAIN_MAX else 0
+            self._chained = self._chained + 1 if queued else 0
             self.windows.append(Window(tenant.name, self._granted_at, time.monotonic(),
                                        self._exclusive, revoked, *self._costs, self._asked,
-                                       queued))
+                                       waiting))
         if not queued:
             for other in others:
                 other.thaw()
