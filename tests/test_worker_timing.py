@@ -227,3 +227,26 @@ def test_a_full_folder_found_after_the_window_is_recorded_for_its_case(worker_si
     monkeypatch.setattr(timing, "L2Reset", lambda device: None)
     timed = timing.timed_cases(worker_side, [None], None, lambda x: x, SharedChannel())
     assert timed[0].unsaved.startswith("timed call 1") and "No space" in timed[0].unsaved
+
+
+class _Sub(torch.Tensor):
+    """A tensor subclass: its methods are the candidate's code."""
+
+    def clone(self, *args, **kwargs):
+        raise AssertionError("a method of the candidate's output ran in the window")
+
+
+def test_a_kept_output_that_is_no_plain_tensor_is_neither_copied_nor_saved(worker_side,
+                                                                           monkeypatch,
+                                                                           tmp_path):
+    monkeypatch.setattr(timing, "SAVE_IN_WINDOW_BYTES", 100)
+    monkeypatch.setattr(timing, "_timeable", lambda case, record: True)
+    monkeypatch.setattr(timing, "L2Reset", lambda device: None)
+    outputs = [torch.full((4, 4), float(rep)) for rep in range(5)]
+    outputs[1] = outputs[1].as_subclass(_Sub)
+    monkeypatch.setattr(timing, "time_loop", lambda *a, **k: Loop([0.1] * 5, list(outputs), 3,
+                                                                   1.0))
+    timed = timing.timed_cases(worker_side, [None], None, lambda x: x, SharedChannel())
+    assert timed[0].unsaved is None
+    assert not (tmp_path / P.timed_file(0, 1)).exists()  # the judge finds it missing
+    assert (tmp_path / P.timed_file(0, 3)).is_file()

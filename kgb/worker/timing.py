@@ -96,9 +96,15 @@ class _Later:
 
         if self.nbytes + size > COPY_IN_WINDOW_BYTES:
             return False
+        copies = []
         try:
-            copies = [(case, index, rep, tuple(o.clone() for o in as_items(outputs[rep])))
-                      for rep in kept]
+            for rep in kept:
+                items = as_items(outputs[rep])
+                # only plain tensors are saved (and copied): anything else is the judge's to
+                # refuse, and none of its methods is called here
+                plain = all(t == P.PLAIN_TENSOR for t in type_names(items))
+                copies.append((case, index, rep,
+                               tuple(o.clone() for o in items) if plain else items))
         except torch.cuda.OutOfMemoryError:
             return False
         self.copies += copies
@@ -106,7 +112,7 @@ class _Later:
         return True
 
     def save(self) -> dict[str, str]:
-        """Save every held copy; per case, what could not be saved (as `_save_kept`)."""
+        """Save every held copy; per case, what could not be saved (as `_save_one` says)."""
         unsaved: dict[str, str] = {}
         for case, index, rep, items in self.copies:
             if case not in unsaved:
