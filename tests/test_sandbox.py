@@ -789,8 +789,11 @@ def test_waiting_for_a_busy_cpu_does_not_count_as_run_time(backend, tmp_path):
     (busy, busy_s), (forever, forever_s) = outcomes["busy"], outcomes["forever"]
     assert not busy.timed_out and "finished" in busy.stdout, (busy, busy_s)
     # It ran past its 2 s limit because it waited for the CPU, and that wait was credited.
-    assert busy_s > limits.wall_time_s + 0.5 and busy.channel is not None and \
-        busy.channel["waited_s"] > 0.5
+    # (How far past depends on the scheduler: the worker's own session is a group of its own
+    # beside the hogs' where autogroup is on, and other load on the machine shifts it too: a
+    # busy CI machine saw 2.3 s.)
+    assert busy_s > limits.wall_time_s and busy.channel is not None and \
+        busy.channel["waited_s"] > 0.5, (busy_s, busy.channel)
     assert forever.timed_out and forever_s < 2.0 + 10.0 + 10.0, forever
 
 
