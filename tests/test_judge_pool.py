@@ -313,3 +313,18 @@ def _argv(pid):
     while not (argv := psutil.Process(pid).cmdline()) and time.monotonic() < deadline:
         time.sleep(0.01)
     return argv
+
+
+def test_an_output_file_safetensors_cannot_parse_is_a_failed_call_not_a_judge_error(
+        finished_job, pool, tmp_path):
+    """The worker's files are the candidate's to write: one whose header safetensors refuses
+    (its own error type, no OSError or ValueError) is that call's `unreadable outputs`, and
+    the judgement stands — never the judge's error, which would turn a wrong answer into an
+    infrastructure failure."""
+    job = _copy(finished_job, tmp_path, "garbled")
+    target = sorted((job / "out").glob("case_*_call_0.safetensors"))[0]
+    target.write_bytes(b"\x10\x00\x00\x00\x00\x00\x00\x00" + b'{"out0":1}      ' + b"x" * 64)
+    assert pool.judge(_request(job), 300, threading.Event()) == "ok"
+    judged = json.loads((job / "judge.json").read_text())
+    messages = [call["message"] for case in judged["cases"] for call in case["calls"]]
+    assert any(m.startswith("unreadable outputs") for m in messages), messages

@@ -17,6 +17,7 @@ from types import ModuleType
 from typing import Any
 
 import torch
+from safetensors import SafetensorError
 from safetensors.torch import load_file, save_file
 
 from kgb import protocol as P
@@ -274,7 +275,10 @@ def load_outputs(out_dir: Path, name: str, device: str, cap: int,
             raise ValueError(P.MISSING_OUTPUT)
         if st.st_size > cap:
             raise ValueError("the output file is over the size cap")
-        tensors = load_file(f"/proc/self/fd/{fd}", device=device)
+        try:
+            tensors = load_file(f"/proc/self/fd/{fd}", device=device)
+        except SafetensorError as exc:  # a header it refuses: the file is the candidate's
+            raise ValueError(f"not a safetensors file: {P.cut(str(exc), 200)}") from None
     finally:
         os.close(fd)
     return decode_outputs(tensors, primary, cap)
