@@ -533,3 +533,77 @@ def test_a_report_bomb_in_the_workers_stderr_is_no_report(tail):
 
     stderr, report = split_report(b"worker says" + REPORT_TAG + tail)
     assert report is None and stderr.startswith(b"worker says")
+
+
+# ------------------------------------------------- the worker's output files, to the judge
+def _output_file() -> bytes:
+    import tempfile
+
+    import torch
+
+    from kgb.worker.outputs import save_outputs
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "good.safetensors"
+        save_outputs((torch.arange(64, dtype=torch.float32).reshape(8, 8),
+                      torch.ones(3, dtype=torch.int64)), path)
+        return path.read_bytes()
+
+
+GOOD_OUTPUT = _output_file()
+HEADER_FIELDS = st.sampled_from(["dtype", "shape", "data_offsets"])
+FIELD_VALUES = st.sampled_from([[], [-1], [1 << 62], "F8_E4M3", "BOOL", "U64", [0, 1 << 40],
+                                [10, 5], None, 7, {"a": 1}, [2, 2, 2, 2], DEEP[:200]])
+KEYS = st.sampled_from(["out0", "out1", "out0.fill", "out0.shape", "out0.index",
+                        "out0.value", "out5", "out00", "__metadata__", "x"])
+
+
+@st.composite
+def output_files(draw: st.DrawFn) -> bytes:
+    """The worker's file with its header edited, its bytes flipped or cut, or a bomb."""
+    import struct
+
+    good, n = GOOD_OUTPUT, struct.unpack("<Q", GOOD_OUTPUT[:8])[0]
+    kind = draw(st.integers(0, 4))
+    if kind == 0:  # bytes flipped anywhere
+        blob = bytearray(good)
+        for at in draw(st.lists(st.integers(0, len(good) - 1), min_size=1, max_size=4)):
+            blob[at] = draw(st.integers(0, 255))
+        return bytes(blob)
+    if kind == 1:  # cut short
+        return good[:draw(st.integers(0, len(good) - 1))]
+    if kind == 2:  # the header's length lies
+        return struct.pack("<Q", draw(st.sampled_from([0, 1, n - 1, n + 8, 1 << 40,
+                                                        (1 << 64) - 1]))) + good[8:]
+    header = json.loads(good[8:8 + n])
+    if kind == 3:  # a field of an entry, or an entry's name, edited
+        key = draw(st.sampled_from(sorted(header)))
+        header[key][draw(HEADER_FIELDS)] = draw(FIELD_VALUES)
+        header[draw(KEYS)] = header.pop(key)
+        text = json.dumps(header).encode()
+    else:
+        text = draw(st.sampled_from([DEEP.encode(), b'{"out0":{"dtype":"F32","shape":['
+                                     + HUGER.encode() + b'],"data_offsets":[0,4]}}']))
+    text += b" " * (-len(text) % 8)
+    return struct.pack("<Q", len(text)) + text + good[8 + n:]
+
+
+@FUZZ
+@given(blob=output_files(), with_primary=st.booleans())
+def test_the_judge_reads_any_output_file_or_refuses_it_as_unreadable(tmp_path_factory, blob,
+                                                                     with_primary):
+    """Whatever the worker's file holds, the judge loads tensors or raises OSError/ValueError
+    (the call's `unreadable outputs`): no other exception, which would fail the judge and turn
+    the call into kgb's failure (tests/fixtures/dynamic/incorrect_garbles_its_output_files)."""
+    import torch
+
+    from kgb.judge.judge import load_outputs
+
+    folder = tmp_path_factory.mktemp("out")
+    (folder / "x.safetensors").write_bytes(blob)
+    primary = [torch.arange(64, dtype=torch.float32).reshape(8, 8)] if with_primary else None
+    try:
+        outputs = load_outputs(folder, "x.safetensors", "cpu", 1 << 20, (), primary)
+    except (OSError, ValueError):
+        return
+    assert all(isinstance(t, torch.Tensor) for t in outputs)
