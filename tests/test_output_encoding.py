@@ -76,7 +76,8 @@ def test_a_kernel_that_reuses_its_output_buffer_is_encoded_against_what_was_save
 def test_a_ghost_calls_constant_output_is_one_element_and_small_outputs_stay_whole(tmp_path):
     poisoned = torch.full((300, 301), float("nan"))  # what no-op launches leave (0xFF bytes)
     poisoned.view(torch.int32).fill_(-1)
-    (decoded,), entries, path = _round_trip(tmp_path, (poisoned,), fill=True)
+    primary = [torch.zeros(300, 301)]  # the case's primary output, loaded whole before
+    (decoded,), entries, path = _round_trip(tmp_path, (poisoned,), primary=primary, fill=True)
     assert _same_bits(decoded, poisoned) and set(entries) == {"out0.fill", "out0.shape"}
     assert os.path.getsize(path) < 1024
     (decoded,), entries, _ = _round_trip(tmp_path, (poisoned,))  # not a ghost: not looked at
@@ -105,6 +106,12 @@ def _decode(entries, primary=None, cap=CAP):
     ({"out0.fill": torch.zeros(1), "out0.shape": torch.tensor([-4, -4])}, None, "negative"),
     ({"out0.fill": torch.zeros(2), "out0.shape": torch.tensor([4])}, None, "one element"),
     ({"out0.fill": torch.zeros(1), "out0.shape": torch.tensor([4.0])}, None, "one element"),
+    # a fill is no larger than the primary output: a few bytes never claim more than it
+    ({"out0.fill": torch.zeros(1), "out0.shape": torch.tensor([4])}, None, "primary output"),
+    ({"out0.fill": torch.zeros(1), "out0.shape": torch.tensor([1 << 20, 64])},
+     [torch.zeros(8, 8)], "primary output"),
+    ({"out1.fill": torch.zeros(1), "out1.shape": torch.tensor([8, 8]), "out0": torch.zeros(1)},
+     [torch.zeros(8, 8)], "primary output"),
     ({"out0.index": torch.tensor([0, 1]), "out0.value": torch.zeros(2)}, None, NO_PRIMARY),
     ({"out0.index": torch.tensor([64]), "out0.value": torch.zeros(1)},
      [torch.zeros(8, 8)], "out of range"),

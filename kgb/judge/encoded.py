@@ -46,7 +46,7 @@ def decode_outputs(entries: dict[str, torch.Tensor], primary: list[torch.Tensor]
         if form == "whole":
             outputs.append(parts[i][""])
         elif form == "fill":
-            outputs.append(_filled(i, parts[i][".fill"], parts[i][".shape"], cap))
+            outputs.append(_filled(i, parts[i][".fill"], parts[i][".shape"], cap, primary))
         else:
             if primary is None or i >= len(primary):
                 raise ValueError(NO_PRIMARY)
@@ -54,7 +54,14 @@ def decode_outputs(entries: dict[str, torch.Tensor], primary: list[torch.Tensor]
     return outputs
 
 
-def _filled(i: int, fill: torch.Tensor, shape: torch.Tensor, cap: int) -> torch.Tensor:
+def _filled(i: int, fill: torch.Tensor, shape: torch.Tensor, cap: int,
+            primary: list[torch.Tensor] | None) -> torch.Tensor:
+    """A fill is no larger than the case's primary output, which the worker wrote whole (a
+    ghost call runs on the primary's inputs): a few bytes of file must not claim a tensor
+    larger than one the candidate paid for, which the judge would have to hold (on a GPU
+    judge, an out-of-memory failure on kgb's side instead of the call's verdict). Not its
+    shape: a kernel whose output's size is computed on the device may size its ghost output
+    otherwise."""
     if fill.numel() != 1 or shape.dtype != torch.int64 or shape.dim() != 1 \
             or bits_dtype(fill.dtype) is None:
         raise ValueError(f"output {i}: a fill needs one element and int64 dims "
@@ -63,6 +70,9 @@ def _filled(i: int, fill: torch.Tensor, shape: torch.Tensor, cap: int) -> torch.
     if any(d < 0 for d in dims) or math.prod(dims) * fill.element_size() > cap:
         raise ValueError(f"output {i}: a fill of shape {dims[:8]} is negative or over the "
                          "size cap")
+    if primary is None or i >= len(primary) or math.prod(dims) > primary[i].numel():
+        raise ValueError(f"output {i}: a fill of shape {dims[:8]} is larger than the case's "
+                         "primary output")
     return fill.reshape(()).expand(dims).contiguous()
 
 
