@@ -812,3 +812,69 @@ def test_two_holders_asking_in_turn_keep_the_others_frozen_for_a_bounded_chain(m
         holder, other = other, holder
     share.release(holder)
     assert bystander.events.count("thaw") == 2 and share.holder() is None
+
+
+class _StateBox:
+    """A box that knows whether it is frozen now (freeze/thaw must alternate)."""
+
+    def __init__(self) -> None:
+        self.frozen, self.errors = False, []
+
+    def freeze(self) -> bool:
+        if self.frozen:
+            self.errors.append("frozen twice")
+        self.frozen = True
+        return True
+
+    def thaw(self) -> None:
+        if not self.frozen:
+            self.errors.append("thawed while running")
+        self.frozen = False
+
+    def say(self, line: bytes) -> None:
+        pass
+
+
+def test_many_holders_asking_leaving_and_giving_up_at_random_keep_the_lock_sound():
+    """Five tenants ask, hold, give back, give up and leave at random (seeded), with windows
+    back to back: inside every window its holder runs and each other tenant still in flight
+    is frozen, no two windows overlap, freezes and thaws alternate, and at the end no one is
+    left frozen (the waiter that gives up: test_the_frozen_are_thawed_when_the_queued_holder_
+    gives_up)."""
+    import random
+
+    share = GpuShare("cpu", drain=lambda bound_s: True)
+    boxes = [_StateBox() for _ in range(5)]
+    tenants = [share.join(f"t{i}", box) for i, box in enumerate(boxes)]
+    problems: list[str] = []
+
+    def worker(i: int) -> None:
+        rng = random.Random(i)
+        for _ in range(40):
+            cancel = threading.Event()
+            if rng.random() < 0.1:
+                cancel.set()  # a run that stops while it waits
+            granted = share.acquire(tenants[i], 30.0, cancel)
+            if granted:
+                if boxes[i].frozen:
+                    problems.append(f"t{i} frozen inside its own window")
+                for j, box in enumerate(boxes):
+                    if j != i and not tenants[j].left and not box.frozen:
+                        problems.append(f"t{j} running inside t{i}'s window")
+                time.sleep(rng.random() * 0.003)
+                share.release(tenants[i])
+            time.sleep(rng.random() * 0.002)
+        share.leave(tenants[i])
+
+    threads = [threading.Thread(target=worker, args=(i,)) for i in range(5)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    assert not any(thread.is_alive() for thread in threads), "a holder never got the lock"
+    assert not problems, problems[:5]
+    assert not [e for box in boxes for e in box.errors]
+    assert not any(box.frozen for box in boxes)
+    windows = sorted(share.windows, key=lambda w: w.start)
+    assert all(a.end <= b.start for a, b in zip(windows, windows[1:]))
+    assert any(w.waiting for w in windows)  # some windows were back to back
