@@ -299,13 +299,22 @@ def lock_held(run_dir: Path) -> dict:
         devices = json.loads(paths[0].read_text())
     except (IndexError, OSError, ValueError):
         return {}
-    out = {"windows": 0, "held_s": 0.0, "judge_held_s": 0.0, "freeze_s": 0.0, "drain_s": 0.0}
+    out = {"windows": 0, "held_s": 0.0, "judge_held_s": 0.0, "freeze_s": 0.0, "drain_s": 0.0,
+           "back_to_back": 0, "back_to_back_drain_s": 0.0}
     for device in devices.values():
         out["windows"] += device.get("windows", 0)
         for kind, row in device.get("by_holder", {}).items():
             out["judge_held_s" if kind == "judge" else "held_s"] += row.get("held_s", 0.0)
             out["freeze_s"] += row.get("freeze_s", 0.0)
             out["drain_s"] += row.get("drain_s", 0.0)
+        # grants that followed a release with this holder already waiting (the others kept
+        # frozen since session 38), and what their drains cost
+        columns = device.get("timeline_columns") or []
+        rows = [dict(zip(columns, row)) for row in device.get("timeline") or []]
+        for before, after in zip(rows, rows[1:]):
+            if before.get("waiting_at_release"):
+                out["back_to_back"] += 1
+                out["back_to_back_drain_s"] += after.get("drain_s") or 0.0
     return {k: round(v, 2) for k, v in out.items()}
 
 
@@ -399,7 +408,9 @@ def render(result: dict) -> str:
             lines.append(f"timing lock ({name}): {lock['windows']} windows, held by jobs "
                          f"{lock['held_s']} s and judges {lock['judge_held_s']} s of the "
                          f"run's {part['wall_s']} s x {part['gpus']} GPU(s); grants cost "
-                         f"{lock['freeze_s']} s freezing, {lock['drain_s']} s draining")
+                         f"{lock['freeze_s']} s freezing, {lock['drain_s']} s draining; "
+                         f"{lock.get('back_to_back', 0)} grants back to back (their drains "
+                         f"{lock.get('back_to_back_drain_s', 0.0)} s)")
         if part and part.get("split", {}).get("jobs"):
             split = part["split"]
             lines.append(f"kgb per job ({name}, medians of {split['jobs']} jobs): host phases "

@@ -84,6 +84,22 @@ def test_the_timing_locks_account_is_read_from_what_the_run_writes(tmp_path):
     lock = bench.lock_held(tmp_path)
     assert lock["windows"] == 3
     assert 0.1 <= lock["held_s"] < 1.0 and 0.05 <= lock["judge_held_s"] < 0.5
+    assert lock["back_to_back"] == 0  # each released with no one waiting
+
+
+def test_the_bench_counts_grants_that_came_back_to_back(tmp_path):
+    """From timing_lock.json's timeline: the grants made while the others were kept frozen
+    for a waiting holder, and their drains."""
+    bench = _load("bench_throughput", ROOT / "scripts" / "bench_throughput.py")
+    columns = ["holder", "asked", "granted", "ended", "freeze_s", "drain_s",
+               "waiting_at_release"]
+    timeline = [["job", 0.0, 0.3, 0.5, 0.05, 0.25, 1], ["job", 0.2, 0.8, 1.0, 0.01, 0.2, 0],
+                ["judge", 1.5, 1.9, 2.0, 0.05, 0.3, 0]]
+    (tmp_path / "v0").mkdir()
+    (tmp_path / "v0" / "timing_lock.json").write_text(json.dumps({"cuda:0": {
+        "windows": 3, "by_holder": {}, "timeline_columns": columns, "timeline": timeline}}))
+    lock = bench.lock_held(tmp_path)
+    assert (lock["back_to_back"], lock["back_to_back_drain_s"]) == (1, 0.2)
 
 
 def test_the_runs_edges_come_from_its_job_files_times(tmp_path):
