@@ -52,6 +52,8 @@ try:
     facts["key"] = software_key()
     from kgb.report.environment import collect
     facts["environment"] = collect(facts["slots"][-1], {})
+    from kgb.placement.ray_slot import _device_name  # a Ray actor's, for its GPU
+    facts["actor"] = _device_name("cuda:1")
 except Exception as exc:
     facts["error"] = f"{type(exc).__name__}: {exc}"
 facts["torch imported"] = "torch" in sys.modules
@@ -82,6 +84,7 @@ def test_a_gpu_host_plans_without_importing_torch():
     assert (env["device_name"], env["compute_capability"], env["driver"], env["cuda"]) == \
         ("NVIDIA H200", "9.0", "580.159.04", "13.0")
     assert env["memory_bytes"] == 150754820096
+    assert facts["actor"] == "NVIDIA H200"
     assert facts["torch imported"] is False
 
 

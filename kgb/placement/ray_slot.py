@@ -336,8 +336,10 @@ def _claim_device(kind: str, gpu_ids: list) -> str:
 
 
 def _device_name(slot: str) -> str:
+    """The slot's GPU by name, from NVML where it stands in for torch (kgb.runner.host_gpus):
+    an actor runs kgb's host side for its GPU and need not import torch to start."""
     if slot == "cpu":
         return "cpu"
-    import torch
+    from kgb.runner.host_gpus import gpu_name
 
-    return torch.cuda.get_device_name(int(slot.split(":")[1]))
+    return gpu_name(int(slot.split(":")[1]))
