@@ -100,9 +100,30 @@ run() {  # $1: run name; the rest: env for kgb
   # where each job's time went, as one small file under $OUT (not 64 job folders: the device
   # tool drops deep or many files): submission, task, node/actor, slot, wall, worker, waited,
   # judge, retried, and the actor's and the host's own seconds (scripts/ray_jobs.py)
-  local places=$(( ${JOBS:-1} * $(case $name in scale1) echo 1;; scale2) echo 2;; *) echo "$GPUS";; esac) ))
+  # (a `case` inside $(...) does not parse in bash: its `)` ends the substitution)
+  local gpus=$GPUS
+  [ "$name" = scale1 ] && gpus=1
+  [ "$name" = scale2 ] && gpus=2
+  local places=$(( ${JOBS:-1} * gpus ))
   $PY scripts/ray_jobs.py "$WORK/$name" --places "$places" --tsv "$OUT/$name-jobs.tsv" > /dev/null \
     && { head -9 "$OUT/$name-jobs.tsv"; grep '^#' "$OUT/$name-jobs.tsv"; }
+  # every member not judged correct comes back whole but for its outputs (its report and
+  # its job's files: the verdict, the rule, the judge's and the worker's accounts)
+  local member
+  for member in "$WORK/$name"/*/; do
+    [ -f "$member/report.json" ] || continue
+    $PY - "$member" <<'EOF2' || continue
+import json, sys
+from pathlib import Path
+report = json.loads((Path(sys.argv[1]) / "report.json").read_text())
+sys.exit(0 if any(j.get("verdict") not in ("passed", "missing")
+                  for j in report.get("jobs", [])) else 1)
+EOF2
+    mkdir -p "$OUT/$name-notpassed"
+    tar -czf "$OUT/$name-notpassed/$(basename "$member").tgz" -C "$member" \
+      --exclude='outputs*' --exclude='*.safetensors' . 2>/dev/null
+    echo "$name: $(basename "$member") not passed: kept in $name-notpassed/"
+  done
 }
 case "${STEP:-report}" in
   scale4) run scale4 ;;
