@@ -160,3 +160,33 @@ def test_calls_whose_scalar_arguments_change_are_timed_plainly(device):
 
     loop = timer.time_loop(call, inputs_with_seed, min_reps=2, max_reps=3, warmup=1, graph=True)
     assert not loop.graph and "non-tensor arguments" in loop.graph_error
+
+
+@pytest.mark.parametrize("graph", [False, True])
+def test_the_collector_is_off_inside_the_window_and_restored_after(device, graph):
+    """A full collection stops a torch process ~100 ms: inside the supervisor's marks it
+    stretched an honest GELU's window past D304's slack (run 26). Every timed call and both
+    marks see the collector off; after the loop it is as it was."""
+    import gc
+
+    seen: list[tuple[str, bool]] = []
+    kernel = doubling_kernel(device)
+
+    def call(inputs: tuple) -> torch.Tensor:
+        seen.append(("call", gc.isenabled()))
+        return kernel(inputs)
+
+    assert gc.isenabled()
+    loop = timer.time_loop(call, fresh_inputs, min_reps=3, max_reps=3, warmup=1,
+                           mark=lambda what: seen.append((what, gc.isenabled())), graph=graph)
+    assert gc.isenabled()
+    start = seen.index(("start", False))
+    assert seen[-1] == ("end", False)
+    timed = [on for what, on in seen[start:] if what == "call"]
+    assert len(loop.times_ms) == 3 and not any(timed) and len(timed) == (0 if graph else 3)
+    gc.disable()  # a collector the caller had off stays off
+    try:
+        timer.time_loop(call, fresh_inputs, min_reps=2, max_reps=2, warmup=1, graph=graph)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

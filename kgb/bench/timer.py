@@ -20,8 +20,10 @@ baselines and the empty loop the window check subtracts, so every figure gets th
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import statistics
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -80,6 +82,24 @@ def output_bytes(value: Any) -> int:
     return sum(t.numel() * t.element_size() for t in items if isinstance(t, torch.Tensor))
 
 
+@contextlib.contextmanager
+def collector_paused() -> Iterator[None]:
+    """Python's cyclic garbage collector off over a timed span (the span the supervisor's
+    marks bracket). A full collection of a process that imported torch and Triton stops it
+    ~80-110 ms, which neither the events nor the loop's own cost explain: one honest GELU's
+    100-call loop took 210 ms where its 17 other loops took ~105, and D304 rejected it (run
+    26, an H200 through Ray). Objects still go when their last reference does; cycles wait
+    for the next collection, after the span. A kernel that turns the collector back on
+    only stretches its own window (D304)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 def time_loop(call: Callable[[tuple], Any], inputs_for: Callable[[int], tuple], *,
               reset: Callable[[], None] | None = None, budget_ms: float = 300.0,
               min_reps: int = 10, max_reps: int = 100, warmup: int = 3, keep: bool = True,
@@ -116,29 +136,30 @@ def time_loop(call: Callable[[tuple], Any], inputs_for: Callable[[int], tuple], 
     times: list[float] = []
     outputs: list[Any] = []
     previous: tuple | None = None
-    if mark is not None:
-        mark("start")
-    began = time.perf_counter()
-    while len(times) < max_reps and (len(times) < min_reps or sum(times) < budget_ms):
-        inputs = inputs_for(len(times) + 1)  # the previous call's inputs are still alive here
-        if reset is not None:
-            reset()
-        _synchronize()
-        start, end = _Event(enable_timing=True), _Event(enable_timing=True)
-        if spin:
-            _sleep(spin)  # the host enqueues the call while the GPU spins
-        start.record()
-        result = call(inputs)
-        end.record()
-        _synchronize()
-        times.append(start.elapsed_time(end))
-        if keep:
-            outputs.append(result)
-        del result
-        previous = inputs
-    wall_ms = (time.perf_counter() - began) * 1000.0
-    if mark is not None:
-        mark("end")
+    with collector_paused():
+        if mark is not None:
+            mark("start")
+        began = time.perf_counter()
+        while len(times) < max_reps and (len(times) < min_reps or sum(times) < budget_ms):
+            inputs = inputs_for(len(times) + 1)  # the previous call's inputs are alive here
+            if reset is not None:
+                reset()
+            _synchronize()
+            start, end = _Event(enable_timing=True), _Event(enable_timing=True)
+            if spin:
+                _sleep(spin)  # the host enqueues the call while the GPU spins
+            start.record()
+            result = call(inputs)
+            end.record()
+            _synchronize()
+            times.append(start.elapsed_time(end))
+            if keep:
+                outputs.append(result)
+            del result
+            previous = inputs
+        wall_ms = (time.perf_counter() - began) * 1000.0
+        if mark is not None:
+            mark("end")
     del previous
     return Loop(times, outputs, warmup, wall_ms, graph_error=graph_error)
 
@@ -217,24 +238,25 @@ def _graph_loop(call: Callable[[tuple], Any], inputs_for: Callable[[int], tuple]
         del real
     _synchronize()
     times: list[float] = []
-    if mark is not None:
-        mark("start")
-    began = time.perf_counter()
-    for captured in graphs:
-        if reset is not None:
-            reset()
-        _synchronize()
-        start, end = _Event(enable_timing=True), _Event(enable_timing=True)
-        if spin:
-            _sleep(spin)
-        start.record()
-        captured.replay()
-        end.record()
-        _synchronize()
-        times.append(start.elapsed_time(end))
-    wall_ms = (time.perf_counter() - began) * 1000.0
-    if mark is not None:
-        mark("end")
+    with collector_paused():
+        if mark is not None:
+            mark("start")
+        began = time.perf_counter()
+        for captured in graphs:
+            if reset is not None:
+                reset()
+            _synchronize()
+            start, end = _Event(enable_timing=True), _Event(enable_timing=True)
+            if spin:
+                _sleep(spin)
+            start.record()
+            captured.replay()
+            end.record()
+            _synchronize()
+            times.append(start.elapsed_time(end))
+        wall_ms = (time.perf_counter() - began) * 1000.0
+        if mark is not None:
+            mark("end")
     return Loop(times, outputs if keep else [], warmup, wall_ms, graph=True,
                 keepalive=(graphs, held))
 
