@@ -312,18 +312,19 @@ class OpenRun:
 def open_run(options: VerifyOptions, stack: contextlib.ExitStack, placement,
              judges: JudgePool | None = None, cancel: threading.Event | None = None,
              sandbox: Sandbox | None = None, shares: Shares | None = None,
-             tenants: Path | None = None, memo: RunMemo | None = None) -> OpenRun:
+             tenants: Path | None = None, memo: RunMemo | None = None,
+             index: SuiteIndex | None = None) -> OpenRun:
     """Load, check and plan one submission and open what its jobs share (sandbox backend,
     judges, baseline store) on `stack`; BadInput before anything is opened for a bad one.
-    `judges`, `cancel`, `sandbox`, `shares` (the GPUs' timing locks) and `memo` (what jobs
-    measure for each other): a batch's, shared by its members, whose job folders are all
-    under `tenants`."""
+    `judges`, `cancel`, `sandbox`, `shares` (the GPUs' timing locks), `memo` (what jobs
+    measure for each other) and `index` (the suite's, read once): a batch's, shared by its
+    members, whose job folders are all under `tenants`."""
     mark("open")
     _check_graph_option(options, options.device)
     if options.shard_cases not in SHARD_MODES:
         raise BadInput(f"--shard-cases {options.shard_cases}: give one of "
                        f"{', '.join(SHARD_MODES)}")
-    index = index_suite(options.tasks_dir)
+    index = index if index is not None else index_suite(options.tasks_dir)
     out_dir = options.out_dir.resolve()
     refuse_other_run(out_dir, options)
     before = journal.read_record(out_dir) if options.resume else None
