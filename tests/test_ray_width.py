@@ -39,12 +39,20 @@ def _waits_for_a_place(place, cancel, task: str, free) -> str:
 def test_the_host_fills_each_actors_places_before_sending_one_ahead():
     place, cancel = placement(2, depth=2), threading.Event()
     place.width = 2
-    taken = [place._take(cancel, f"t{i}").name for i in range(6)]
-    # every place first (the least busy actor each time), then one ahead on each
+    taken: list[str] = []
+    filler = threading.Thread(
+        target=lambda: taken.extend(place._take(cancel, f"t{i}").name for i in range(8)))
+    filler.start()
+    filler.join(5)
+    if filler.is_alive():
+        cancel.set()  # the blocked take ends (JobCancelled in its thread)
+        pytest.fail(f"only {len(taken)} jobs in flight on two actors of width 2")
+    # every place first (the least busy actor each time), then one ahead for each place
+    # (one per actor left an actor's second free place to start its next job cold)
     assert sorted(taken[:4]) == ["kgb-slot-0", "kgb-slot-0", "kgb-slot-1", "kgb-slot-1"]
-    assert sorted(taken[4:]) == ["kgb-slot-0", "kgb-slot-1"]
-    # a fourth job in flight on an actor of width 2 waits for one of its three to end
-    assert _waits_for_a_place(place, cancel, "t6",
+    assert sorted(taken[4:]) == ["kgb-slot-0", "kgb-slot-0", "kgb-slot-1", "kgb-slot-1"]
+    # a fifth job in flight on an actor of width 2 waits for one of its four to end
+    assert _waits_for_a_place(place, cancel, "t8",
                               lambda: place._give_back(place._actors[0])) == "kgb-slot-0"
 
 
@@ -79,6 +87,29 @@ def test_an_actor_of_width_two_runs_two_jobs_at_once_and_prepares_the_third(tmp_
     assert 0.4 < answer.seconds["lock_wait"] < 1.0, answer.seconds
 
 
+def test_an_actor_of_width_two_prepares_a_job_for_each_place(tmp_path, monkeypatch):
+    """Two jobs sent ahead to a full actor of width 2 are both prepared while its places are
+    taken, so both of its places start their next job warm (run 26: with one ahead per actor,
+    33 of 64 jobs started cold on four GPUs)."""
+    events: list[tuple[str, str, float]] = []
+    slot = actor(tmp_path, monkeypatch, events)  # finish takes 1 s
+    slot.gate = Gate(2)
+    running = [threading.Thread(target=slot.run, args=(job(f"t.{name}"),))
+               for name in ("a", "b")]
+    for thread in running:
+        thread.start()
+    time.sleep(0.3)
+    ahead = [threading.Thread(target=slot.run, args=(job(f"t.{name}"),)) for name in ("c", "d")]
+    for thread in ahead:
+        thread.start()
+    for thread in running + ahead:
+        thread.join()
+    at = {(kind, task): t for kind, task, t in events}
+    first_end = min(at[("end", "t.a")], at[("end", "t.b")])
+    assert max(at[("prepare", "t.c")], at[("prepare", "t.d")]) < first_end, events
+    assert min(at[("start", "t.c")], at[("start", "t.d")]) >= first_end, events
+
+
 def test_closing_waits_for_every_running_job():
     gate, order = Gate(2), []
 
@@ -97,9 +128,10 @@ def test_closing_waits_for_every_running_job():
     assert not gate.full()
 
 
-def test_an_actors_concurrency_has_room_for_its_places_one_ahead_stop_and_close():
+def test_an_actors_concurrency_has_room_for_its_places_one_ahead_each_stop_and_close():
     spec = SlotSpec("r", "cuda", "bwrap", Limits(), "/x", width=3, warm=True)
-    assert concurrency(spec) == 6
+    assert concurrency(spec) == 8
+    assert concurrency(SlotSpec("r", "cuda", "bwrap", Limits(), "/x", width=3)) == 5
     assert concurrency(SlotSpec("r", "cpu", "process", Limits(), "/x")) == 3
 
 

@@ -3,7 +3,7 @@ side). The host plans, ships the run's files once (ray.put), starts one actor pe
 GPU (num_gpus=1), running --jobs N jobs at once there under the GPU's timing lock, or per
 CPU — hands each job to an actor with a free place, writes the folder it gets back into
 OUT/jobs/<task id>/ once, and grades it there (kgb.runner.grade): the host alone grades and
-writes reports. Warm runs (--warm, SlotActor) keep one job more in flight per actor — prepared
+writes reports. Warm runs (--warm, SlotActor) keep one job more in flight per place — prepared
 on the node while its places are taken (kgb.placement.ray_slot) — and a job goes to the least
 busy actor, so a full actor gets one ahead only when no actor has a free place.
 
@@ -66,7 +66,7 @@ class RayPlacement:
     _unplaced: int | None = None
     width = 1  # jobs at once per actor (--jobs N on GPUs)
     fits_cpus = False  # the actors fit a GPU job's CPU share to their node (__init__)
-    ahead = False  # a warm run: one job more per actor, prepared ahead (open)
+    ahead = False  # a warm run: one job more per place, prepared ahead (open)
     _born = 0.0  # the run's clock (monotonic at the connect) for its jobs' sent_at/answered_at
 
     def __init__(self, address: str, device: str, jobs: int = 1, timing: bool = True,
@@ -304,7 +304,10 @@ class RayPlacement:
                 # actor cannot be taken back)
                 tail = self._unplaced is not None and \
                     self._unplaced <= len(self._live) * self.width
-                cap = self.width + (0 if tail else int(self.ahead))
+                # one prepared ahead per place (as the local board's warm slots): with one
+                # per actor, two of its places freeing close together left the second to
+                # start its next job cold (run 26: 33 of 64 jobs cold on four GPUs, 21 on one)
+                cap = self.width * (1 if tail else 1 + int(self.ahead))
                 free = [a for a in self._actors
                         if a.name in self._live and self._busy[a.name] < cap]
                 if free:  # the least busy: one ahead only where no actor has a free place
@@ -415,8 +418,9 @@ class RayPlacement:
 
 
 def concurrency(spec: SlotSpec) -> int:
-    """An actor's Ray concurrency: its running jobs, one prepared ahead, `stop` and `close`."""
-    return spec.width + int(spec.warm) + 2
+    """An actor's Ray concurrency: its running jobs, one prepared ahead for each of them
+    (warm), `stop` and `close`."""
+    return spec.width * (1 + int(spec.warm)) + 2
 
 
 class _Lost(Exception):

@@ -6,7 +6,7 @@ the same device), in a folder of its own on the node. It hands back the job's fo
 the host alone grades and writes reports. Ray isolates nothing: the sandbox does.
 
 Warm (the run's --warm): the host gives a busy actor its next job while the current one runs
-(kgb.placement.ray_host, two jobs in flight per actor at most); the actor prepares it at once —
+(kgb.placement.ray_host, one prepared ahead per place at most); the actor prepares it at once —
 layer 1, its sandbox started and its worker importing, held (kgb.runner.execute.prepare_job, as
 the local scheduler's warm board does) — and finishes it when the slot's lock frees. Its clocks
 start then; every candidate still gets a fresh process in a fresh sandbox."""
@@ -87,9 +87,9 @@ class Answer:
 
 class SlotActor:
     """Created through `ray.remote` by kgb.placement.ray_host with room for `width` running
-    jobs, one prepared ahead, `stop` and `close` (kgb.placement.ray_host.concurrency)."""
+    jobs, one prepared ahead for each, `stop` and `close` (kgb.placement.ray_host.concurrency)."""
 
-    prepares_ahead = True  # the host may send a second job while one runs (warm runs)
+    prepares_ahead = True  # the host may send a job per place ahead while they run (warm)
 
     def __init__(self, spec: SlotSpec, bundle: Bundle, name: str) -> None:
         if spec.width > 1 and spec.sandbox not in ISOLATING:  # the host refuses it first
