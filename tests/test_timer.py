@@ -190,3 +190,37 @@ def test_the_collector_is_off_inside_the_window_and_restored_after(device, graph
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_no_collection_runs_inside_the_window_even_when_the_call_makes_cyclic_garbage(device):
+    """What the pause is for: a wrapper that leaves cycles behind (as the GPU corpus's honest
+    passed_gelu_launch_history_makes_cyclic_garbage.py) sets the collector off every call;
+    between the marks nothing collects, while the warm-up calls before them do."""
+    import gc
+
+    kernel, phase, collections = doubling_kernel(device), ["warm-up"], []
+
+    class Record:
+        def __init__(self, before: object) -> None:
+            self.me, self.before = self, before
+
+    def call(inputs: tuple) -> torch.Tensor:
+        chain = None
+        for _ in range(3000):
+            chain = Record(chain)
+        return kernel(inputs)
+
+    def seen(stage: str, info: dict) -> None:
+        if stage == "start":
+            collections.append(phase[0])
+
+    def mark(what: str) -> None:
+        phase[0] = "window" if what == "start" else "after"
+
+    gc.callbacks.append(seen)
+    try:
+        timer.time_loop(call, fresh_inputs, min_reps=20, max_reps=20, warmup=3, mark=mark)
+    finally:
+        gc.callbacks.remove(seen)
+    assert "warm-up" in collections  # the calls do set the collector off
+    assert "window" not in collections
