@@ -32,6 +32,33 @@
 # (e.g. 8 x 8) keeps the one-GPU run inside the device budget; WORK names the batch's folder.
 set -uo pipefail
 GPUS=${GPUS:-4}
+# BG=1: the step runs in a process session of its own (setsid), which outlives the device
+# tool's call (a one-GPU run of 128 submissions takes longer than a call's 600 s); the call
+# waits up to WAIT_S for it and copies what it wrote into $OUT. STEP=wait, in a later call
+# on the same warm machine, waits again and copies. Its files: /tmp/kgb-bg.
+BG_DIR=/tmp/kgb-bg
+bg_collect() {
+  local pid waited=0
+  pid=$(cat "$BG_DIR/pid" 2>/dev/null) || { echo "no background step in $BG_DIR"; exit 2; }
+  while kill -0 "$pid" 2>/dev/null && [ "$waited" -lt "${WAIT_S:-560}" ]; do
+    sleep 2; waited=$((waited + 2))
+  done
+  mkdir -p "${OUT:-/tmp/kgb-gpu}" && cp -r "$BG_DIR/out/." "${OUT:-/tmp/kgb-gpu}/"
+  cp "$BG_DIR/log" "${OUT:-/tmp/kgb-gpu}/background.log"
+  if kill -0 "$pid" 2>/dev/null; then
+    echo "the background step still runs after ${waited} s here: STEP=wait in the next call"
+  else
+    echo "the background step ended"; tail -8 "$BG_DIR/log"
+  fi
+  exit 0
+}
+[ "${STEP:-}" = wait ] && bg_collect
+if [ -n "${BG:-}" ] && [ -z "${DRY:-}" ]; then
+  rm -rf "$BG_DIR"; mkdir -p "$BG_DIR/out"
+  OUT=$BG_DIR/out BG='' setsid nohup bash "$0" > "$BG_DIR/log" 2>&1 < /dev/null &
+  echo $! > "$BG_DIR/pid"
+  bg_collect
+fi
 if [ -n "${DRY:-}" ]; then
   PY=${PY:-python3}
 else
