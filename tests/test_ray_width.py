@@ -66,16 +66,22 @@ def test_at_the_tail_no_job_waits_behind_a_full_actor():
                               lambda: place._give_back(place._actors[1])) == "kgb-slot-1"
 
 
-def test_an_actor_of_width_two_runs_two_jobs_at_once_and_prepares_the_third(tmp_path,
-                                                                          monkeypatch):
-    events: list[tuple[str, str, float]] = []
-    slot = actor(tmp_path, monkeypatch, events)  # finish takes 1 s
+def _two_running(tmp_path, monkeypatch, events: list) -> tuple[object, list[threading.Thread]]:
+    """An actor of width 2 (finish takes 1 s) with jobs t.a and t.b running for 0.3 s."""
+    slot = actor(tmp_path, monkeypatch, events)
     slot.gate = Gate(2)
     threads = [threading.Thread(target=slot.run, args=(job(f"t.{name}"),))
                for name in ("a", "b")]
     for thread in threads:
         thread.start()
     time.sleep(0.3)
+    return slot, threads
+
+
+def test_an_actor_of_width_two_runs_two_jobs_at_once_and_prepares_the_third(tmp_path,
+                                                                          monkeypatch):
+    events: list[tuple[str, str, float]] = []
+    slot, threads = _two_running(tmp_path, monkeypatch, events)
     answer = slot.run(job("t.c"))
     for thread in threads:
         thread.join()
@@ -92,13 +98,7 @@ def test_an_actor_of_width_two_prepares_a_job_for_each_place(tmp_path, monkeypat
     taken, so both of its places start their next job warm (run 26: with one ahead per actor,
     33 of 64 jobs started cold on four GPUs)."""
     events: list[tuple[str, str, float]] = []
-    slot = actor(tmp_path, monkeypatch, events)  # finish takes 1 s
-    slot.gate = Gate(2)
-    running = [threading.Thread(target=slot.run, args=(job(f"t.{name}"),))
-               for name in ("a", "b")]
-    for thread in running:
-        thread.start()
-    time.sleep(0.3)
+    slot, running = _two_running(tmp_path, monkeypatch, events)
     ahead = [threading.Thread(target=slot.run, args=(job(f"t.{name}"),)) for name in ("c", "d")]
     for thread in ahead:
         thread.start()
