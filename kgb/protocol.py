@@ -439,6 +439,9 @@ class JudgeResult:
 class Mark:
     label: str
     t: float  # seconds since the worker started, on the supervisor's clock
+    # the worker's main thread's time spent runnable but waiting for a CPU so far (seconds,
+    # the supervisor's reading of /proc/PID/schedstat at the mark; None where unreadable)
+    waited: float | None = None
 
 
 @dataclass(frozen=True)

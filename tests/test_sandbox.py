@@ -746,14 +746,17 @@ def test_the_run_time_limit_starts_when_the_workers_start_up_ends(backend, tmp_p
 
 SPIN_PROGRAM = """
 import os, sys, time
-from kgb.worker.compile_clock import startup
+from kgb.worker.compile_clock import CHANNEL_ENV, startup
 cpu_s = float(sys.argv[1])
 os.sched_setaffinity(0, {int(sys.argv[2])})  # one CPU, shared with the test's busy loops
 startup("+")
 startup("-")
+channel = int(os.environ[CHANNEL_ENV].split(",")[0])
+os.write(channel, b"M start spin\\n")  # as a timing loop brackets its calls
 start = time.process_time()
 while time.process_time() - start < cpu_s:
     pass
+os.write(channel, b"M end spin\\n")
 print("finished")
 """
 
@@ -794,6 +797,12 @@ def test_waiting_for_a_busy_cpu_does_not_count_as_run_time(backend, tmp_path):
     # busy CI machine saw 2.3 s.)
     assert busy_s > limits.wall_time_s and busy.channel is not None and \
         busy.channel["waited_s"] > 0.5, (busy_s, busy.channel)
+    # each mark carries the thread's run-queue wait so far: the window between them holds
+    # most of the wait (kgb.runner.speed names such a window instead of ruling D304 on it)
+    (start_label, start_t, start_wait), (end_label, end_t, end_wait) = busy.channel["marks"]
+    assert (start_label, end_label) == ("start spin", "end spin")
+    assert end_wait - start_wait > 0.5 and end_wait - start_wait < end_t - start_t, \
+        busy.channel["marks"]
     assert forever.timed_out and forever_s < 2.0 + 10.0 + 10.0, forever
 
 

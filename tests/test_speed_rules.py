@@ -322,3 +322,31 @@ def test_only_planned_and_kept_files_stay_in_the_output_folder(tmp_path):
         (tmp_path / name).write_bytes(b"x" * 16)
     assert drop_leftovers(tmp_path, planned) == len(planted)
     assert {p.name for p in tmp_path.iterdir()} == kept
+
+
+def test_a_window_stretched_by_the_workers_wait_for_a_cpu_is_named_not_ruled_on():
+    """A host busy with other work keeps the worker's thread waiting for a CPU: the supervisor's
+    clock runs on, the events do not. Where the thread's run-queue wait between the marks
+    (the supervisor's schedstat readings) covers the excess, the window is no evidence and no
+    speedup counts; where it does not, or the readings are missing, D304 still rules."""
+    execution, worker, judge = honest()
+    window_s = REPS * (KERNEL_MS + OVERHEAD_MS) / 1e3
+    stretched = window_s + 0.120  # 120 ms over the loop and events (66 ms allowed)
+
+    def marks(waited_ms: float | None) -> P.ExecRecord:
+        start, end = (None, None) if waited_ms is None else (2.0, 2.0 + waited_ms / 1e3)
+        return replace(execution, marks=(P.Mark("start c0", 5.0, start),
+                                         P.Mark("end c0", 5.0 + stretched, end)))
+
+    assert rule(marks(None), worker, judge) == "D304"  # no readings: as before
+    assert rule(marks(30.0), worker, judge) == "D304"  # a wait that explains too little
+    waited = judge_speed(PLAN, marks(115.0), worker, judge)
+    assert waited.violation is None and not waited.counted
+    assert any("waited 115.0 ms for a CPU" in u for u in waited.unchecked), waited.unchecked
+    # what a wait cannot explain still rules: forged events fall to the floor
+    forged = with_timed(worker, times_ms=(1e-6,) * REPS, profiler_ms=None, kernels=())
+    assert judge_speed(PLAN, marks(115.0), forged, judge).violation[0].id == "D307"
+    # a wait in an honest window changes nothing
+    calm = replace(execution, marks=(P.Mark("start c0", 5.0, 2.0),
+                                     P.Mark("end c0", 5.0 + window_s, 2.005)))
+    assert judge_speed(PLAN, calm, worker, judge).counted

@@ -66,8 +66,9 @@ WORK_OUTSIDE_TIMED_WINDOW = declare(Rule(
     "D304", 3, "work-outside-timed-window", (12, 13, 14),
     "The supervisor's clock saw the timing loop take far longer than its CUDA events and the "
     "loop's own cost explain (work on another stream or thread, or forged event times), or the "
-    "profiler saw more kernel time than the events. (Beside another process on the GPU the "
-    "window is named, not ruled on, and no speedup counts.)",
+    "profiler saw more kernel time than the events. (Beside another process on the GPU, or "
+    "where the worker's wait for a CPU covers the excess, the window is named, not ruled on, "
+    "and no speedup counts.)",
     "Launch on the current stream and return when the work is enqueued; do not touch timers."))
 LATE_WRITE = declare(Rule(
     "D305", 3, "late-write", (13,),

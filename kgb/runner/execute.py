@@ -608,7 +608,9 @@ def _channel(raw: dict | None) -> _Channel | None:
     if raw is None:
         return None
     try:
-        marks = tuple(P.Mark(str(m[0]), float(m[1])) for m in raw.get("marks", ()))
+        marks = tuple(P.Mark(str(m[0]), float(m[1]),
+                             float(m[2]) if len(m) > 2 and m[2] is not None else None)
+                      for m in raw.get("marks", ()))
         seconds = [raw.get(k) for k in ("compile_s", "startup_s", "waited_s")]
         windows = tuple(P.LockWindow(float(w[0]), None if w[1] is None else float(w[1]),
                                      bool(w[2]), bool(w[3])) for w in raw.get("windows", ()))

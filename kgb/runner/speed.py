@@ -66,6 +66,7 @@ def judge_speed(plan: P.PlanRecord, execution: P.ExecRecord | None, worker: P.Wo
         unchecked.append("no peaks known for this device: roofline floor not checked")
     violation: tuple[Rule, str] | None = None
     out = []
+    starved = False  # a window stretched by the worker's wait for a CPU (named, not ruled on)
     blind: list[str] = []  # timed cases whose profiled checking call shows no kernel names
     for timed in worker.timed:
         spec = specs.get(timed.case)
@@ -86,6 +87,12 @@ def judge_speed(plan: P.PlanRecord, execution: P.ExecRecord | None, worker: P.Wo
             unchecked.append(f"{timed.case}: {excess}, while other processes used this GPU "
                              f"({', '.join(neighbours[:3])}): the window check is no evidence")
             excess = None
+        waited = _cpu_wait_explains(timed, execution, baseline) if excess is not None else None
+        if waited is not None:  # the host's other work held the worker's CPU, not the GPU
+            unchecked.append(f"{timed.case}: {excess}, of which the worker waited {waited:.1f} "
+                             "ms for a CPU (the host was busy): the window check is no "
+                             "evidence, no speedup counts")
+            starved, excess = True, None
         found = (_rechecked(timed, checks.get(timed.case, []), execution)
                  or _window(timed, execution, baseline)
                  or ((RR.WORK_OUTSIDE_TIMED_WINDOW, excess) if excess else None)
@@ -125,7 +132,7 @@ def judge_speed(plan: P.PlanRecord, execution: P.ExecRecord | None, worker: P.Wo
                          "it cool or raise its power limit")
     return SpeedResult(tuple(out), violation, tuple(dict.fromkeys(unchecked)),
                        not unsaved and not blind and not neighbours and throttled is None
-                       and not unlocked)
+                       and not unlocked and not starved)
 
 
 def _undrained(timed: P.TimedCase, execution: P.ExecRecord | None) -> bool:
@@ -260,6 +267,20 @@ def _excess(timed: P.TimedCase, execution: P.ExecRecord | None,
             baseline: P.Baseline | None) -> str | None:
     """What the supervisor's window holds beyond the loop's own cost and the events, when that
     is more than noise (D304; another process's work on the GPU shows here too)."""
+    over = _over_ms(timed, execution, baseline)
+    if over is None or over <= 0:
+        return None
+    window = window_ms(timed, execution) if execution is not None else None
+    reps, events = len(timed.times_ms), sum(timed.times_ms)
+    cost = _loop_cost(execution, baseline) if execution is not None else None
+    return (f"the supervisor's clock saw {window:.1f} ms for {reps} timed calls; the loop's own "
+            f"cost is {reps * (cost or 0.0):.1f} ms and the events account for {events:.1f} ms")
+
+
+def _over_ms(timed: P.TimedCase, execution: P.ExecRecord | None,
+             baseline: P.Baseline | None) -> float | None:
+    """By how much the supervisor's window exceeds the loop's cost, the events and the noise
+    allowed (negative: within them); None where the window cannot be checked."""
     cost = _loop_cost(execution, baseline) if execution is not None else None
     window = window_ms(timed, execution) if execution is not None and cost is not None else None
     if cost is None or window is None:
@@ -267,10 +288,26 @@ def _excess(timed: P.TimedCase, execution: P.ExecRecord | None,
     events = sum(timed.times_ms)
     reps = len(timed.times_ms)
     allowed = WINDOW_FACTOR * events + reps * WINDOW_SLACK_PER_CALL_MS + WINDOW_SLACK_MS
-    if window - reps * cost <= allowed:
+    return window - reps * cost - allowed
+
+
+def _cpu_wait_explains(timed: P.TimedCase, execution: P.ExecRecord | None,
+                       baseline: P.Baseline | None) -> float | None:
+    """The worker's main thread's wait for a CPU between the loop's marks (ms, the
+    supervisor's schedstat readings), when it covers the window's excess: a host busy with
+    other work stretches the supervisor's clock and not the events. A thread waiting for a
+    CPU launches nothing, so the wait is no work hidden from the events; a candidate that
+    starves its own thread gains nothing by it, since such a window counts no speedup."""
+    if execution is None:
         return None
-    return (f"the supervisor's clock saw {window:.1f} ms for {reps} timed calls; the loop's own "
-            f"cost is {reps * cost:.1f} ms and the events account for {events:.1f} ms")
+    over = _over_ms(timed, execution, baseline)
+    start = next((m for m in execution.marks if m.label == f"start {timed.case}"), None)
+    end = next((m for m in execution.marks if m.label == f"end {timed.case}"), None)
+    if over is None or start is None or end is None or start.waited is None \
+            or end.waited is None:
+        return None
+    waited = (end.waited - start.waited) * 1e3
+    return waited if 0 < over <= waited else None
 
 
 def _loop_cost(execution: P.ExecRecord, baseline: P.Baseline | None) -> float | None:

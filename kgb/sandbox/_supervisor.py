@@ -538,7 +538,10 @@ class _Notary:
     def _line(self, line: str, at: float) -> None:
         kind, _, rest = line.partition(" ")
         if kind == "M" and len(self.marks) < 10000:
-            self.marks.append([rest[:200], at])
+            # with the main thread's run-queue wait so far: a timing window the host's other
+            # work stretched is named, not ruled on (kgb.runner.speed)
+            waited = _run_delay_reading(self.pid)
+            self.marks.append([rest[:200], at, round(waited, 6) if waited is not None else None])
         elif kind == "B":
             now = time.monotonic()
             if rest == "+" and self.compiling_since is None:
@@ -673,13 +676,19 @@ class _HostLines:
 
 def _run_delay(pid: int | None) -> float:
     """Seconds task `pid` has spent runnable but waiting for a CPU (0 where unreadable)."""
+    reading = _run_delay_reading(pid)
+    return reading if reading is not None else 0.0
+
+
+def _run_delay_reading(pid: int | None) -> float | None:
+    """Seconds task `pid` has spent runnable but waiting for a CPU; None where unreadable."""
     if pid is None:
-        return 0.0
+        return None
     try:
         with open(f"/proc/{pid}/schedstat", "rb") as f:
             return int(f.read().split()[1]) / 1e9
     except (OSError, IndexError, ValueError):
-        return 0.0
+        return None
 
 
 def _pump(cfg: dict, pid: int, out_r: int, err_r: int, notary: _Notary | None = None) -> dict:
