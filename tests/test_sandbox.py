@@ -640,10 +640,12 @@ def test_the_supervisor_channel_times_marks_and_picks_what_to_keep(backend, tmp_
     keeps = []
     for seen, channel in runs:
         assert seen["live"] and channel is not None
-        (start, t0), (end, t1) = channel["marks"]
+        (start, t0, waited0), (end, t1, waited1) = channel["marks"]
         # timed on arrival: a first mark read a few ms late under load shortens the 0.2 s
         # sleep between them (CI at load 8: 0.197 s)
         assert (start, end) == ("start c0", "end c0") and t1 - t0 >= 0.15
+        # with the worker's run-queue wait so far (a sleep waits for no CPU)
+        assert 0.0 <= waited0 <= waited1 < waited0 + (t1 - t0)
         commit, huge = channel["commits"]
         assert commit["case"] == "c0" and len(commit["fingerprints"]) == 100
         assert commit["keep"] == seen["keep"] and len(seen["keep"]) == 4
