@@ -21,7 +21,9 @@ COLUMNS = ("submission", "task", "node", "slot", "wall", "sandbox", "worker", "s
            "lock_wait", "prepare", "finish", "pack", "round_trip", "host_wait", "unpack",
            "answer_kb",
            # Ray only: when the host sent the job and had its answer, on the run's clock
-           "sent_at", "answered_at")
+           "sent_at", "answered_at",
+           # Ray only: times a full actor gave the job back to run where a place freed first
+           "withdrawn")
 TIMELINE = ("sent_at", "answered_at")  # points in time: never summed
 
 

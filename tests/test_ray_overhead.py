@@ -112,7 +112,8 @@ def test_each_job_has_its_place_on_the_runs_clock_and_the_table_shows_idle_place
     place._born = time.monotonic() - 10.0  # the run connected 10 s ago
     place._take = lambda cancel, task_id: "actor"
     place._submit = lambda actor, job, ctx: "ref"
-    place._wait = lambda ref, actor, ctx, task_id: (time.sleep(0.05), "answer")[1]
+    place._wait = lambda ref, actor, ctx, task_id: (time.sleep(0.05),
+                                                    SimpleNamespace(withdrawn=False))[1]
     place._give_back = lambda actor: None
     place._finish = lambda job, ctx, answer, retries, started: "record"
     ctx = SimpleNamespace(run_id="r1", cancel=threading.Event())

@@ -17,7 +17,7 @@ from types import SimpleNamespace
 import pytest
 
 from kgb.placement.ray_host import RayPlacement, _Actor
-from kgb.placement.ray_slot import Gate, SlotActor, SlotSpec
+from kgb.placement.ray_slot import Gate, SlotActor, SlotSpec, Waiting
 from kgb.sandbox.base import Limits
 
 
@@ -100,7 +100,7 @@ def actor(tmp_path: Path, monkeypatch, events: list[tuple[str, str, float]]) -> 
 
     slot = SlotActor.__new__(SlotActor)
     slot.spec = SlotSpec("r", "cpu", "process", Limits(), str(tmp_path), warm=True)
-    slot.gate, slot.cancel = Gate(), threading.Event()
+    slot.gate, slot.cancel, slot.waiting = Gate(), threading.Event(), Waiting()
     slot.ctx = SimpleNamespace(out_dir=tmp_path)
     slot.node, slot.node_ip, slot.slot, slot.name = "n", "127.0.0.1", "cpu", "a"
     slot._localize = lambda job: job  # type: ignore[method-assign]
@@ -160,3 +160,93 @@ def test_a_stop_while_a_prepared_job_waits_abandons_it(tmp_path, monkeypatch):
     first.join()
     assert ("abandon", "t.second") in {(k, t) for k, t, _ in events}
     assert ("start", "t.second") not in {(k, t) for k, t, _ in events}
+
+
+# ---------------------------------------------------------------- withdrawal at the tail
+def test_a_waiting_job_is_withdrawn_until_it_takes_its_place_never_after():
+    from kgb.placement.ray_slot import Waiting
+
+    waiting = Waiting()
+    waiting.add("/a")
+    waiting.add("/b")
+    assert waiting.withdraw() == "/b"  # the newest first
+    assert waiting.settle("/b") is True  # it learns it was withdrawn
+    assert waiting.settle("/a") is False  # it took its place first
+    assert waiting.withdraw("/a") is None and waiting.withdraw() is None  # too late, no one
+
+
+def test_the_actor_gives_back_a_prepared_job_that_still_waits(tmp_path, monkeypatch):
+    """A job prepared while the slot was busy is withdrawn before it gets the place: it never
+    starts here, its held sandbox is abandoned and the answer says so; a job that has its
+    place is not withdrawn."""
+    events: list[tuple[str, str, float]] = []
+    slot = actor(tmp_path, monkeypatch, events)  # finish takes 1 s
+    first = threading.Thread(target=slot.run, args=(job("t.a"),))
+    first.start()
+    time.sleep(0.2)
+    answers: list = []
+    second = threading.Thread(target=lambda: answers.append(slot.run(job("t.b"))))
+    second.start()
+    time.sleep(0.3)
+    assert slot.withdraw() == "/t.b"
+    second.join(5)
+    first.join(5)
+    assert answers[0].withdrawn and answers[0].files == {}
+    kinds = [(kind, task) for kind, task, _ in events]
+    assert ("prepare", "t.b") in kinds and ("abandon", "t.b") in kinds
+    assert ("start", "t.b") not in kinds
+    assert slot.withdraw() is None  # nothing waits any more
+    assert not slot.gate.full()  # the withdrawn job took no place with it
+
+
+def test_at_the_tail_a_freed_place_takes_the_job_waiting_on_a_full_actor():
+    """With actors that can give a waiting job back, jobs go ahead to the run's end; when an
+    actor's place frees and no job is left on the host, the fullest other actor is asked to
+    give back the job that still waits there."""
+    asked: list[str] = []
+
+    class Handle:
+        def __init__(self, name: str) -> None:
+            self.withdraw = SimpleNamespace(remote=lambda: asked.append(name) or name)
+
+    place, cancel = placement(2, depth=2), threading.Event()
+    place.withdraws, place._unplaced = True, 3
+    place._actors = [_Actor(Handle(a.name), a.name) for a in place._actors]
+    place.ray = SimpleNamespace(get=lambda ref, timeout=None: None)
+    taken = [place._take(cancel, f"t{i}").name for i in range(3)]
+    assert taken == ["kgb-slot-0", "kgb-slot-1", "kgb-slot-0"]  # the last ahead, at the tail
+    assert place._unplaced == 0
+    place._give_back(place._actors[1])  # slot 1 frees first: slot 0's waiting job is asked
+    assert asked == ["kgb-slot-0"]
+    place._give_back(place._actors[0])  # slot 0 frees with its job still ahead: none asked
+    assert asked == ["kgb-slot-0"]
+
+
+def test_a_withdrawn_job_takes_another_actor_and_counts_no_retry():
+    """Slot 0 and slot 1 each run a job; the last job goes ahead to slot 0; slot 1's job ends
+    first and slot 0 gives the waiting job back: it is sent again, to slot 1, as the same
+    attempt (no retry), and the run's count of jobs not handed out is restored on the way."""
+    from kgb.placement.ray_slot import Answer
+
+    place, cancel = placement(2, depth=2), threading.Event()
+    place.withdraws, place._unplaced, place.retried = True, 1, {}
+    place._born, place.job_seconds, place._primary = time.monotonic(), {}, "r"
+    place._busy.update({"kgb-slot-0": 1, "kgb-slot-1": 1})
+    sent: list[str] = []
+    unplaced: list[int | None] = []
+
+    def wait(ref, actor, ctx, task):
+        if len(sent) == 1:  # slot 1's own job ends meanwhile; slot 0 gives this one back
+            place._busy["kgb-slot-1"] = 0
+            return Answer({}, (), "n", "ip", "cuda:0", actor.name, withdrawn=True)
+        unplaced.append(place._unplaced)
+        return Answer({}, (), "n", "ip", "cuda:1", actor.name)
+
+    place._submit = lambda actor, job, ctx: sent.append(actor.name) or actor.name
+    place._wait = wait
+    place._finish = lambda job, ctx, answer, retries, started: (answer.actor, retries)
+    place._full_beside = lambda freed: None  # no Ray here to ask
+    result = place.run(job("t.x"), SimpleNamespace(cancel=cancel, run_id="r"))
+    assert sent == ["kgb-slot-0", "kgb-slot-1"]
+    assert result == ("kgb-slot-1", ()) and place.retried == {}
+    assert unplaced == [0] and place._busy == {"kgb-slot-0": 1, "kgb-slot-1": 0}

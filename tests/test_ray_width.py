@@ -128,11 +128,11 @@ def test_closing_waits_for_every_running_job():
     assert not gate.full()
 
 
-def test_an_actors_concurrency_has_room_for_its_places_one_ahead_each_stop_and_close():
+def test_an_actors_concurrency_has_room_for_its_places_one_ahead_each_stop_close_withdraw():
     spec = SlotSpec("r", "cuda", "bwrap", Limits(), "/x", width=3, warm=True)
-    assert concurrency(spec) == 8
-    assert concurrency(SlotSpec("r", "cuda", "bwrap", Limits(), "/x", width=3)) == 5
-    assert concurrency(SlotSpec("r", "cpu", "process", Limits(), "/x")) == 3
+    assert concurrency(spec) == 9
+    assert concurrency(SlotSpec("r", "cuda", "bwrap", Limits(), "/x", width=3)) == 6
+    assert concurrency(SlotSpec("r", "cpu", "process", Limits(), "/x")) == 4
 
 
 def test_the_host_refuses_jobs_at_once_on_an_actor_under_the_process_sandbox():

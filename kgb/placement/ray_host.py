@@ -35,6 +35,7 @@ MAX_RETRIES = 2  # a job runs at most 1 + MAX_RETRIES times
 READY_TIMEOUT_S = 180.0  # an actor that has no slot by then (resources taken) is dropped
 STOP_GRACE_S = 15.0  # after `stop`: time for the actor to kill its job's sandbox
 CLOSE_GRACE_S = 60.0  # for every actor to close its judges and sandbox and remove its folder
+WITHDRAW_S = 5.0  # for an actor to say whether it gave back a job waiting for a place
 BUNDLE_CAP = 256 << 20
 
 
@@ -67,6 +68,10 @@ class RayPlacement:
     width = 1  # jobs at once per actor (--jobs N on GPUs)
     fits_cpus = False  # the actors fit a GPU job's CPU share to their node (__init__)
     ahead = False  # a warm run: one job more per place, prepared ahead (open)
+    # the actors can give back a prepared job that still waits for a place (SlotActor.
+    # withdraw): jobs then go ahead to the run's end, each withdrawn to the first place that
+    # frees elsewhere (open)
+    withdraws = False
     _born = 0.0  # the run's clock (monotonic at the connect) for its jobs' sent_at/answered_at
 
     def __init__(self, address: str, device: str, jobs: int = 1, timing: bool = True,
@@ -145,6 +150,7 @@ class RayPlacement:
                            f"bwrap: under {ctx.sandbox.name} jobs at once on one actor could "
                            "read each other's reference outputs")
         self.ahead = bool(ctx.warm and getattr(actor_class, "prepares_ahead", False))
+        self.withdraws = self.ahead and hasattr(actor_class, "withdraw")
         self.depth = 2 if self.ahead else 1
         spec = SlotSpec(ctx.run_id, self.kind, ctx.sandbox.name, ctx.limits,
                         str(ctx.submission_root), static=ctx.static, timing=ctx.timing,
@@ -255,7 +261,8 @@ class RayPlacement:
         started = time.monotonic()
         idle = 0.0  # its waits here for an actor: a local job's wait in the board's queue
         retries: list[P.Retry] = []
-        for _attempt in range(1 + MAX_RETRIES):
+        withdrawn = 0  # times a full actor gave it back to run where a place freed first
+        while len(retries) <= MAX_RETRIES:
             asked = time.monotonic()
             try:
                 actor = self._take(ctx.cancel, job.task.id)
@@ -275,6 +282,13 @@ class RayPlacement:
                 continue
             finally:
                 self._give_back(actor)
+            if getattr(answer, "withdrawn", False):  # it waited on a full actor; a place freed
+                with self._cond:
+                    if self._unplaced is not None:
+                        self._unplaced += 1
+                idle += time.monotonic() - sent
+                withdrawn += 1
+                continue
             with self._cond:
                 now = time.monotonic()
                 # sent_at / answered_at: on the run's clock (from the connect), so a run's
@@ -282,7 +296,8 @@ class RayPlacement:
                 self.job_seconds[(ctx.run_id, job.task.id)] = {
                     "round_trip": round(now - sent, 4), "host_wait": round(idle, 4),
                     "sent_at": round(sent - self._born, 3),
-                    "answered_at": round(now - self._born, 3)}
+                    "answered_at": round(now - self._born, 3),
+                    **({"withdrawn": withdrawn} if withdrawn else {})}
             # the job's own time starts once it has an actor (lost attempts included)
             return self._finish(job, ctx, answer, tuple(retries), started + idle)
         self.retried[(ctx.run_id, job.task.id)] = tuple(retries)
@@ -302,7 +317,7 @@ class RayPlacement:
                 # first place to free rather than behind a full actor's jobs, as the local
                 # board's idle slot takes another slot's prepared job (a job sent to an
                 # actor cannot be taken back)
-                tail = self._unplaced is not None and \
+                tail = self._unplaced is not None and not self.withdraws and \
                     self._unplaced <= len(self._live) * self.width
                 # one prepared ahead per place (as the local board's warm slots): with one
                 # per actor, two of its places freeing close together left the second to
@@ -323,6 +338,22 @@ class RayPlacement:
             if actor.name in self._busy:
                 self._busy[actor.name] -= 1
             self._cond.notify()
+            full = self._full_beside(actor)
+        if full is not None:  # outside the lock: a round trip to that actor
+            try:
+                self.ray.get(full.handle.withdraw.remote(), timeout=WITHDRAW_S)
+            except Exception:  # gone or slow: its job runs there, as without withdrawal
+                pass
+
+    def _full_beside(self, freed: _Actor) -> _Actor | None:
+        """At the run's tail (every job handed out), an actor holding a job that waits for a
+        place while `freed` has one free: that job should run here instead (held lock)."""
+        if not self.withdraws or self._unplaced != 0 or freed.name not in self._live or \
+                self._busy.get(freed.name, 0) >= self.width:
+            return None
+        waiting = [a for a in self._actors
+                   if a.name in self._live and self._busy[a.name] > self.width]
+        return max(waiting, key=lambda a: self._busy[a.name]) if waiting else None
 
     def _drop(self, actor: _Actor) -> None:
         with self._cond:
@@ -419,8 +450,8 @@ class RayPlacement:
 
 def concurrency(spec: SlotSpec) -> int:
     """An actor's Ray concurrency: its running jobs, one prepared ahead for each of them
-    (warm), `stop` and `close`."""
-    return spec.width * (1 + int(spec.warm)) + 2
+    (warm), `stop`, `close` and `withdraw`."""
+    return spec.width * (1 + int(spec.warm)) + 3
 
 
 class _Lost(Exception):

@@ -33,6 +33,7 @@ from kgb.sandbox.base import Limits
 # them, and on a fleet they would be most of the network's bytes (docs/scale.md).
 RETURN_CAP = 256 << 20
 EVIDENCE_CAP = 16 << 20
+PLACE_POLL_S = 0.05  # how often a prepared job waiting for a place looks for its withdrawal
 
 
 @dataclass(frozen=True)
@@ -83,6 +84,14 @@ class Answer:
     # The actor's seconds for this job (prepare, lock_wait, finish, pack; a performance
     # record for report.json's `ray` section, never evidence)
     seconds: dict[str, float] = field(default_factory=dict)
+    # the job did not run here: the host withdrew it while it waited for a place (no files)
+    withdrawn: bool = False
+
+
+def job_key(member: str | None, task_id: str) -> str:
+    """A job's name between the host and an actor: its batch member's key (none for the run's
+    own jobs) and its task."""
+    return f"{member or ''}/{task_id}"
 
 
 class SlotActor:
@@ -106,6 +115,7 @@ class SlotActor:
         sweep_dead_folders()
         self.root = Path(tempfile.mkdtemp(prefix=f"{FOLDER_PREFIX}{spec.run_id}-{os.getpid()}-"))
         self.gate = Gate(spec.width)  # the jobs running on this slot at once
+        self.waiting = Waiting()  # jobs prepared ahead, not yet in a place: withdrawable
         self.cancel = threading.Event()
         self.stack = contextlib.ExitStack()
         self.stack.callback(shutil.rmtree, self.root, True)
@@ -164,7 +174,16 @@ class SlotActor:
             prepared = prepare_job(local, ctx)
             prepared.ahead = True
             clock.lap("prepare")
-        with self.gate:
+            if not self._take_place(job_key(member, job.task.id)):  # withdrawn by the host
+                abandon_job(prepared)
+                if self.cancel.is_set():
+                    raise JobCancelled(job.task.id)
+                clock.lap("lock_wait")
+                return Answer({}, (), self.node, self.node_ip, self.slot, self.name,
+                              clock.laps, withdrawn=True)
+        else:
+            self.gate.enter()
+        try:
             clock.lap("lock_wait")
             if self.cancel.is_set():
                 if prepared is not None:
@@ -190,6 +209,26 @@ class SlotActor:
             clock.lap("pack")
             return Answer(files, left, self.node, self.node_ip, self.slot, self.name,
                           clock.laps)
+        finally:
+            self.gate.leave()
+
+    def _take_place(self, key: str) -> bool:
+        """A prepared job waits for a place; False if the host withdrew it first (or the run
+        stopped): it then holds none."""
+        withdrawn = self.waiting.add(key)
+        entered = False
+        while not entered and not withdrawn.is_set() and not self.cancel.is_set():
+            entered = self.gate.enter(timeout=PLACE_POLL_S)
+        if self.waiting.settle(key) or not entered:
+            if entered:
+                self.gate.leave()
+            return False
+        return True
+
+    def withdraw(self, key: str | None = None) -> str | None:
+        """Take back job `key` (None: the newest) if it still waits for a place here, for the
+        host to run where a place freed first; its key, or None once it has one."""
+        return self.waiting.withdraw(key)
 
     def _own_references(self, member: str | None) -> None:
         """Under a backend that does not hide this actor's folder from candidates (process),
@@ -237,6 +276,40 @@ def node_limits(spec: SlotSpec, cpu_count: int | None, node_gpus: int) -> Limits
     return replace(spec.limits, cpus=max(spec.limits.cpus, float(share)))
 
 
+class Waiting:
+    """The jobs prepared ahead on a slot that wait for a place, by job key. The host may
+    withdraw one until it takes its place, never after: `withdraw` and `settle` decide under
+    one lock."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._jobs: dict[str, threading.Event] = {}
+
+    def add(self, key: str) -> threading.Event:
+        with self._lock:
+            self._jobs[key] = event = threading.Event()
+            return event
+
+    def withdraw(self, key: str | None = None) -> str | None:
+        """Withdraw job `key` (None: the newest still waiting); its key, or None if it (or
+        any) has a place already."""
+        with self._lock:
+            keys = [key] if key is not None else \
+                [k for k, event in reversed(self._jobs.items()) if not event.is_set()][:1]
+            for k in keys:
+                event = self._jobs.get(k)
+                if event is not None and not event.is_set():
+                    event.set()
+                    return k
+            return None
+
+    def settle(self, key: str) -> bool:
+        """The job stops waiting (it has a place, or gives up): True if it was withdrawn."""
+        with self._lock:
+            event = self._jobs.pop(key, None)
+            return event is not None and event.is_set()
+
+
 class Gate:
     """At most `width` jobs at once on a slot (a lock when width is 1)."""
 
@@ -253,16 +326,25 @@ class Gate:
         with self._count:
             return self._running >= self.width
 
-    def __enter__(self) -> Gate:
-        self._free.acquire()
+    def enter(self, timeout: float | None = None) -> bool:
+        """Take a place (within `timeout` seconds: False if none freed)."""
+        if not self._free.acquire(timeout=timeout):
+            return False
         with self._count:
             self._running += 1
-        return self
+        return True
 
-    def __exit__(self, *exc: object) -> None:
+    def leave(self) -> None:
         with self._count:
             self._running -= 1
         self._free.release()
+
+    def __enter__(self) -> Gate:
+        self.enter()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.leave()
 
     @contextlib.contextmanager
     def whole(self):
