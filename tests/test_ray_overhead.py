@@ -113,7 +113,7 @@ def test_each_job_has_its_place_on_the_runs_clock_and_the_table_shows_idle_place
     place._take = lambda cancel, task_id: "actor"
     place._submit = lambda actor, job, ctx: "ref"
     place._wait = lambda ref, actor, ctx, task_id: (time.sleep(0.05),
-                                                    SimpleNamespace(withdrawn=False))[1]
+                                                    Answer({}, (), "n", "ip", "cpu", "a"))[1]
     place._give_back = lambda actor: None
     place._finish = lambda job, ctx, answer, retries, started: "record"
     ctx = SimpleNamespace(run_id="r1", cancel=threading.Event())

@@ -343,9 +343,12 @@ def test_a_window_stretched_by_the_workers_wait_for_a_cpu_is_named_not_ruled_on(
     waited = judge_speed(PLAN, marks(115.0), worker, judge)
     assert waited.violation is None and not waited.counted
     assert any("waited 115.0 ms for a CPU" in u for u in waited.unchecked), waited.unchecked
-    # what a wait cannot explain still rules: forged events fall to the floor
+    # what a wait cannot explain still rules: forged events fall to the floor, and work on a
+    # side stream while the candidate starves its own thread falls to the profiler's clock
     forged = with_timed(worker, times_ms=(1e-6,) * REPS, profiler_ms=None, kernels=())
     assert judge_speed(PLAN, marks(115.0), forged, judge).violation[0].id == "D307"
+    side = with_timed(worker, times_ms=(0.003,) * REPS, streams=2)
+    assert judge_speed(PLAN, marks(115.0), side, judge).violation[0].id == "D304"
     # a wait in an honest window changes nothing
     calm = replace(execution, marks=(P.Mark("start c0", 5.0, 2.0),
                                      P.Mark("end c0", 5.0 + window_s, 2.005)))

@@ -19,6 +19,7 @@ import pytest
 from conftest import ROOT
 
 from kgb.errors import InfraError
+from kgb.placement.ray_slot import Answer
 
 CLOSE_UNDER_SIGNAL = """
 import os, signal, sys, threading, time
@@ -165,12 +166,14 @@ def test_a_lost_actors_job_runs_again_on_another_and_the_actor_is_replaced(monke
                                                        {"k.py": b"x"}, "limits")
             return self.name
 
+    answer = Answer({}, (), "node-1", "10.0.0.9", "cpu", "kgb-slot-1")
+
     def get(ref, timeout=None):
         if ref[0] == "ready":
             return (f"node-{ref[1]}", "10.0.0.9", "cpu", "cpu")
         if ref == "kgb-slot-0":
             raise RayError("the actor died unexpectedly")
-        return "answer"
+        return answer
 
     place.ray = SimpleNamespace(wait=lambda refs, timeout=None: (refs, []), get=get,
                                 kill=lambda handle: None,
@@ -190,8 +193,8 @@ def test_a_lost_actors_job_runs_again_on_another_and_the_actor_is_replaced(monke
     place._runs["r1"] = ("/host/sub", {"k.py": b"x"}, {"activation.relu": {"task.toml": b"id"}})
     job = SimpleNamespace(task=SimpleNamespace(id="activation.relu"))
     ctx = SimpleNamespace(run_id="r1", cancel=threading.Event(), limits="limits")
-    answer, retries = place.run(job, ctx)
-    assert calls == ["kgb-slot-0", "kgb-slot-1"] and answer == "answer"
+    got, retries = place.run(job, ctx)
+    assert calls == ["kgb-slot-0", "kgb-slot-1"] and got is answer
     assert [(r.node, r.slot) for r in retries] == [("node-0", "cpu")]
     assert "died unexpectedly" in retries[0].reason
     for _ in range(50):  # the replacement starts in the background

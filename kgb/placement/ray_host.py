@@ -282,7 +282,7 @@ class RayPlacement:
                 continue
             finally:
                 self._give_back(actor)
-            if getattr(answer, "withdrawn", False):  # it waited on a full actor; a place freed
+            if answer.withdrawn:  # it waited on a full actor while another's place freed
                 with self._cond:
                     if self._unplaced is not None:
                         self._unplaced += 1

@@ -78,7 +78,9 @@ def judge_speed(plan: P.PlanRecord, execution: P.ExecRecord | None, worker: P.Wo
         checked = checked_kernels(spec, claims.get(timed.case))
         if not checked and timed.profiler_ms is not None:
             blind.append(timed.case)
-        excess = _excess(timed, execution, baseline)
+        over = _excess(timed, execution, baseline)
+        excess = over[1] if over is not None else None
+        waited = _cpu_wait_ms(timed, execution) if over is not None else None
         if excess is not None and _undrained(timed, execution):  # as beside a neighbour
             unchecked.append(f"{timed.case}: {excess}, in a timing window the GPU had not "
                              "drained for: the window check is no evidence")
@@ -87,8 +89,8 @@ def judge_speed(plan: P.PlanRecord, execution: P.ExecRecord | None, worker: P.Wo
             unchecked.append(f"{timed.case}: {excess}, while other processes used this GPU "
                              f"({', '.join(neighbours[:3])}): the window check is no evidence")
             excess = None
-        waited = _cpu_wait_explains(timed, execution, baseline) if excess is not None else None
-        if waited is not None:  # the host's other work held the worker's CPU, not the GPU
+        if excess is not None and over is not None and waited is not None \
+                and waited >= over[0]:  # the host's other work held the worker's CPU
             unchecked.append(f"{timed.case}: {excess}, of which the worker waited {waited:.1f} "
                              "ms for a CPU (the host was busy): the window check is no "
                              "evidence, no speedup counts")
@@ -151,12 +153,11 @@ def outside_lock(timed: P.TimedCase, execution: P.ExecRecord | None) -> str | No
     window that was exclusive and not revoked."""
     if execution is None or not execution.shared_gpu:
         return None
-    start = next((m.t for m in execution.marks if m.label == f"start {timed.case}"), None)
-    end = next((m.t for m in execution.marks if m.label == f"end {timed.case}"), None)
+    start, end = _bracket(timed, execution)
     if start is None or end is None:
         return None  # no marks: D304's window check names it (_window)
     window = next((w for w in execution.windows
-                   if w.start <= start and w.end is not None and end <= w.end), None)
+                   if w.start <= start.t and w.end is not None and end.t <= w.end), None)
     if window is None:
         return (f"{timed.case}: timed outside the GPU's timing lock (the GPU is shared with "
                 "other jobs): no speedup counts")
@@ -247,10 +248,17 @@ def _had_room(execution: P.ExecRecord, commit: P.Commit) -> bool:
     return used + need + kept <= cap and need + kept <= free
 
 
+def _bracket(timed: P.TimedCase, execution: P.ExecRecord
+             ) -> tuple[P.Mark | None, P.Mark | None]:
+    """The supervisor's start and end marks of a case's timing loop (None: not received)."""
+    start = next((m for m in execution.marks if m.label == f"start {timed.case}"), None)
+    end = next((m for m in execution.marks if m.label == f"end {timed.case}"), None)
+    return start, end
+
+
 def window_ms(timed: P.TimedCase, execution: P.ExecRecord) -> float | None:
-    start = next((m.t for m in execution.marks if m.label == f"start {timed.case}"), None)
-    end = next((m.t for m in execution.marks if m.label == f"end {timed.case}"), None)
-    return (end - start) * 1e3 if start is not None and end is not None else None
+    start, end = _bracket(timed, execution)
+    return (end.t - start.t) * 1e3 if start is not None and end is not None else None
 
 
 def _window(timed: P.TimedCase, execution: P.ExecRecord | None,
@@ -264,23 +272,10 @@ def _window(timed: P.TimedCase, execution: P.ExecRecord | None,
 
 
 def _excess(timed: P.TimedCase, execution: P.ExecRecord | None,
-            baseline: P.Baseline | None) -> str | None:
-    """What the supervisor's window holds beyond the loop's own cost and the events, when that
-    is more than noise (D304; another process's work on the GPU shows here too)."""
-    over = _over_ms(timed, execution, baseline)
-    if over is None or over <= 0:
-        return None
-    window = window_ms(timed, execution) if execution is not None else None
-    reps, events = len(timed.times_ms), sum(timed.times_ms)
-    cost = _loop_cost(execution, baseline) if execution is not None else None
-    return (f"the supervisor's clock saw {window:.1f} ms for {reps} timed calls; the loop's own "
-            f"cost is {reps * (cost or 0.0):.1f} ms and the events account for {events:.1f} ms")
-
-
-def _over_ms(timed: P.TimedCase, execution: P.ExecRecord | None,
-             baseline: P.Baseline | None) -> float | None:
-    """By how much the supervisor's window exceeds the loop's cost, the events and the noise
-    allowed (negative: within them); None where the window cannot be checked."""
+            baseline: P.Baseline | None) -> tuple[float, str] | None:
+    """By how many ms the supervisor's window exceeds the loop's own cost, the events and the
+    noise allowed, and what it saw, when it does (D304; another process's work on the GPU, or
+    a wait for a CPU, shows here too)."""
     cost = _loop_cost(execution, baseline) if execution is not None else None
     window = window_ms(timed, execution) if execution is not None and cost is not None else None
     if cost is None or window is None:
@@ -288,26 +283,24 @@ def _over_ms(timed: P.TimedCase, execution: P.ExecRecord | None,
     events = sum(timed.times_ms)
     reps = len(timed.times_ms)
     allowed = WINDOW_FACTOR * events + reps * WINDOW_SLACK_PER_CALL_MS + WINDOW_SLACK_MS
-    return window - reps * cost - allowed
+    over = window - reps * cost - allowed
+    if over <= 0:
+        return None
+    return over, (f"the supervisor's clock saw {window:.1f} ms for {reps} timed calls; the "
+                  f"loop's own cost is {reps * cost:.1f} ms and the events account for "
+                  f"{events:.1f} ms")
 
 
-def _cpu_wait_explains(timed: P.TimedCase, execution: P.ExecRecord | None,
-                       baseline: P.Baseline | None) -> float | None:
-    """The worker's main thread's wait for a CPU between the loop's marks (ms, the
-    supervisor's schedstat readings), when it covers the window's excess: a host busy with
-    other work stretches the supervisor's clock and not the events. A thread waiting for a
-    CPU launches nothing, so the wait is no work hidden from the events; a candidate that
-    starves its own thread gains nothing by it, since such a window counts no speedup."""
-    if execution is None:
+def _cpu_wait_ms(timed: P.TimedCase, execution: P.ExecRecord | None) -> float | None:
+    """The worker's main thread's wait for a CPU between the loop's marks (the supervisor's
+    schedstat readings; None where it has none). A busy host stretches the supervisor's clock
+    and not the events; a thread waiting for a CPU launches nothing, so the wait hides no
+    work from the events, and a candidate that starves its own thread gains nothing by it:
+    a window the wait explains counts no speedup."""
+    start, end = _bracket(timed, execution) if execution is not None else (None, None)
+    if start is None or end is None or start.waited is None or end.waited is None:
         return None
-    over = _over_ms(timed, execution, baseline)
-    start = next((m for m in execution.marks if m.label == f"start {timed.case}"), None)
-    end = next((m for m in execution.marks if m.label == f"end {timed.case}"), None)
-    if over is None or start is None or end is None or start.waited is None \
-            or end.waited is None:
-        return None
-    waited = (end.waited - start.waited) * 1e3
-    return waited if 0 < over <= waited else None
+    return (end.waited - start.waited) * 1e3
 
 
 def _loop_cost(execution: P.ExecRecord, baseline: P.Baseline | None) -> float | None:
